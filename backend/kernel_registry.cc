@@ -1,0 +1,48 @@
+// backend/kernel_registry.cc: kernel lookup and the explicit one-time fill.
+#include "backend/kernel_registry.h"
+
+namespace sluice::backend {
+
+void KernelRegistry::add(std::string op, std::string dev, KernelFactory f) {
+  factories_[{std::move(op), std::move(dev)}] = std::move(f);
+}
+
+bool KernelRegistry::has(const std::string &op, const std::string &dev) const {
+  return factories_.count({op, dev}) > 0;
+}
+
+Expected<std::unique_ptr<OpKernel>>
+KernelRegistry::create(const ir::Node &node, const std::string &dev) const {
+  auto it = factories_.find({node.opName(), dev});
+  if (it == factories_.end())
+    return Status(Code::kNotFound,
+                  "no " + dev + " kernel for op '" + node.opName() + "'",
+                  node.loc(), node.name());
+  auto k = it->second(node);
+  if (!k.hasValue()) {
+    Status s = k.takeStatus();
+    s.withLoc(node.loc()).withNode(node.name());
+    return s;
+  }
+  return k;
+}
+
+void registerAllKernels(KernelRegistry &reg) {
+  registerMathKernels(reg);
+  registerArrayKernels(reg);
+  registerRandomKernels(reg);
+  registerStateKernels(reg);
+  registerStringKernels(reg);
+  registerControlKernels(reg);
+}
+
+const KernelRegistry &kernelRegistry() {
+  static const KernelRegistry reg = [] {
+    KernelRegistry r;
+    registerAllKernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+} // namespace sluice::backend

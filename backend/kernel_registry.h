@@ -1,0 +1,51 @@
+// backend/kernel_registry.h: kernel factories keyed by (op, device type).
+// Kernels dispatch on dtype themselves; a kernel that does not support a
+// dtype fails at creation with a located unimplemented error.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backend/kernel.h"
+
+namespace sluice::backend {
+
+using KernelFactory =
+    std::function<Expected<std::unique_ptr<OpKernel>>(const ir::Node &)>;
+
+class KernelRegistry {
+public:
+  void add(std::string op, std::string deviceType, KernelFactory factory);
+  /// Creates the kernel for `node` on `deviceType` ("CPU", "GPU").
+  Expected<std::unique_ptr<OpKernel>> create(const ir::Node &node,
+                                             const std::string &deviceType) const;
+  bool has(const std::string &op, const std::string &deviceType) const;
+
+  /// Shorthand for kernels whose constructor cannot fail.
+  template <typename K> void addSimple(std::string op, std::string dev = "CPU") {
+    add(std::move(op), std::move(dev),
+        [](const ir::Node &n) -> Expected<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(std::make_unique<K>(n));
+        });
+  }
+
+private:
+  std::map<std::pair<std::string, std::string>, KernelFactory> factories_;
+};
+
+/// The process-wide registry with every built-in kernel.
+const KernelRegistry &kernelRegistry();
+/// Adds every kernel family to `reg` (explicit, no static init).
+void registerAllKernels(KernelRegistry &reg);
+
+// One function per family, in backend/cpu/<family>_kernels.cc.
+void registerMathKernels(KernelRegistry &reg);
+void registerArrayKernels(KernelRegistry &reg);
+void registerRandomKernels(KernelRegistry &reg);
+void registerStateKernels(KernelRegistry &reg);
+void registerStringKernels(KernelRegistry &reg);
+void registerControlKernels(KernelRegistry &reg);
+
+} // namespace sluice::backend

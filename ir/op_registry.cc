@@ -1,0 +1,48 @@
+// ir/op_registry.cc: the op table and its one-time explicit fill.
+#include "ir/op_registry.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace sluice::ir {
+
+void OpRegistry::add(OpDef def) {
+  std::string name = def.name;
+  bool inserted =
+      ops_.emplace(name, std::make_unique<OpDef>(std::move(def))).second;
+  assert(inserted && "op registered twice");
+  (void)inserted;
+}
+
+const OpDef *OpRegistry::find(std::string_view name) const {
+  auto it = ops_.find(std::string(name));
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto &[k, v] : ops_)
+    out.push_back(k);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void registerAllOps(OpRegistry &reg) {
+  registerMathOps(reg);
+  registerArrayOps(reg);
+  registerRandomOps(reg);
+  registerStateOps(reg);
+  registerStringOps(reg);
+  registerControlOps(reg);
+}
+
+const OpRegistry &opRegistry() {
+  static const OpRegistry reg = [] {
+    OpRegistry r;
+    registerAllOps(r);
+    return r;
+  }();
+  return reg;
+}
+
+} // namespace sluice::ir

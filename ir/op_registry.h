@@ -1,0 +1,39 @@
+// ir/op_registry.h: every op Sluice knows, by TF name.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/op_def.h"
+
+namespace sluice::ir {
+
+class OpRegistry {
+public:
+  /// Adds an op; a second op with the same name is a programmer error.
+  void add(OpDef def);
+  const OpDef *find(std::string_view name) const;
+  /// Every op name, sorted.
+  std::vector<std::string> names() const;
+
+private:
+  std::unordered_map<std::string, std::unique_ptr<OpDef>> ops_;
+};
+
+/// The process-wide registry, filled on first use by registerAllOps().
+const OpRegistry &opRegistry();
+
+/// Adds every op family in ir/ops/ to `reg` (explicit, no static init).
+void registerAllOps(OpRegistry &reg);
+
+// One function per family, each in ir/ops/<family>_ops.cc.
+void registerMathOps(OpRegistry &reg);
+void registerArrayOps(OpRegistry &reg);
+void registerRandomOps(OpRegistry &reg);
+void registerStateOps(OpRegistry &reg);
+void registerStringOps(OpRegistry &reg);
+void registerControlOps(OpRegistry &reg);
+
+} // namespace sluice::ir
