@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sluice::ir {
 
@@ -57,6 +58,25 @@ std::string exactFloat(double v) {
   return s;
 }
 
+// For f32 and f16 elements: the shortest %g that reads back (as a float,
+// then rounded to half for f16) to the same value, so 0.1f prints as 0.1
+// rather than as the double nearest to it.
+std::string exactSingle(float v, DType dtype) {
+  if (std::isnan(v) || std::isinf(v))
+    return exactFloat(v);
+  char buf[40];
+  for (int prec = 6; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+    float back = std::strtof(buf, nullptr);
+    if (dtype == DType::kF16 ? Half(back).bits == Half(v).bits : back == v)
+      break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
 template <typename T, typename F>
 std::string list(const std::vector<T> &v, F &&f) {
   std::string out = "[";
@@ -82,8 +102,10 @@ std::string tensorText(const Tensor &t) {
       out += ", ";
     if (t.dtype() == DType::kString || t.dtype() == DType::kResource)
       out += quoted(t.strings()[i]);
+    else if (t.dtype() == DType::kF64)
+      out += exactFloat(t.data<double>()[i]);
     else if (isFloating(t.dtype()))
-      out += exactFloat(t.elementAsDouble(i));
+      out += exactSingle(static_cast<float>(t.elementAsDouble(i)), t.dtype());
     else if (t.dtype() == DType::kBool)
       out += t.data<bool>()[i] ? "true" : "false";
     else

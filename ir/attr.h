@@ -44,7 +44,7 @@ inline AttrType attrTypeOf(const AttrValue &v) {
 /// Attributes by name; ordered so printing is deterministic.
 using AttrMap = std::map<std::string, AttrValue, std::less<>>;
 
-/// Text form used by the textual IR (parsed back by ir/text_parser.cc).
+/// Text form used by the textual IR (parsed back by ir/text/attr_parser.cc).
 std::string formatAttr(const AttrValue &v);
 
 } // namespace sluice::ir

@@ -243,6 +243,11 @@ Expected<Node *> Graph::addNode(NodeSpec spec) {
       return attrError(spec, "control input refers to a missing node");
 
   SLUICE_TRY(bindInputs(*op, spec, inputTypes));
+  if (op->attrFn) {
+    Status s = op->attrFn(spec, inputShapes);
+    if (!s.isOk())
+      return Status(s.code(), s.message(), spec.loc, spec.name);
+  }
   SLUICE_TRY(checkAttrs(*op, spec));
   std::vector<DType> outTypes = outputTypesOf(*op, spec);
   std::vector<Shape> outShapes(outTypes.size());

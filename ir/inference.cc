@@ -14,6 +14,10 @@ InferenceContext::InferenceContext(const Graph &g, const NodeSpec &spec,
       inputShapes_(std::move(inShapes)), outputTypes_(outTypes),
       outputShapes_(outShapes) {}
 
+const Node &InferenceContext::inputNode(int i) const {
+  return graph_.node(spec_.inputs[i].node);
+}
+
 const Tensor *InferenceContext::inputConstant(int i) const {
   const Node &n = graph_.node(spec_.inputs[i].node);
   if (n.opName() != "constant" || !n.hasAttr("value"))

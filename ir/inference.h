@@ -22,6 +22,8 @@ public:
   int numOutputs() const { return static_cast<int>(outputShapes_.size()); }
   DType inputType(int i) const { return inputTypes_[i]; }
   const Shape &inputShape(int i) const { return inputShapes_[i]; }
+  /// The node producing input i (e.g. a read's `variable`, for its attrs).
+  const Node &inputNode(int i) const;
   /// The value of input i when it is produced by a `constant` node, else null.
   const Tensor *inputConstant(int i) const;
   /// Known integer values of a constant 0-d or 1-d input, else nullopt.
@@ -31,6 +33,8 @@ public:
     return std::get<T>(spec_.attrs.find(name)->second);
   }
   bool hasAttr(std::string_view name) const { return spec_.attrs.count(name) > 0; }
+  /// The node's name, for TF-style messages ("... for 'matmul_1' (op: ...)").
+  const std::string &nodeName() const { return spec_.name; }
 
   DType outputType(int i) const { return outputTypes_[i]; }
   void setOutputType(int i, DType t) { outputTypes_[i] = t; }

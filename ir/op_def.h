@@ -13,7 +13,14 @@
 namespace sluice::ir {
 
 class InferenceContext;
+struct NodeSpec;
 using ShapeFn = std::function<Status(InferenceContext &)>;
+/// Derives attrs that output counts or dtypes depend on (unstack's `num`
+/// from the input's static shape, split's `num_split` from `size_splits`,
+/// zeros_like's `dtype` from `T`). Runs in Graph::addNode after inputs bind
+/// type attrs and before attrs are checked; gets the inputs' static shapes.
+using AttrFn =
+    std::function<Status(NodeSpec &, const std::vector<Shape> &)>;
 
 /// An input or output. Its dtype is fixed, or given by a type attr; a list
 /// argument has `numberAttr` copies of `typeAttr`, or the types in
@@ -59,6 +66,7 @@ struct OpDef {
   /// Expensive ops are run on the pool rather than inline.
   bool expensive = false;
   ShapeFn shapeFn;
+  AttrFn attrFn;
   std::string summary;
   /// TF1's Python positional order: names of inputs and attrs. The
   /// frontend binds positional arguments in this order; keyword arguments
@@ -94,6 +102,7 @@ public:
   OpDefBuilder &async() { def_.async = true; def_.expensive = true; return *this; }
   OpDefBuilder &expensive() { def_.expensive = true; return *this; }
   OpDefBuilder &shape(ShapeFn fn) { def_.shapeFn = std::move(fn); return *this; }
+  OpDefBuilder &inferAttrs(AttrFn fn) { def_.attrFn = std::move(fn); return *this; }
   OpDefBuilder &doc(std::string s) { def_.summary = std::move(s); return *this; }
   /// Finishes the row; without signature() the positional order is the
   /// inputs, then the attrs, as declared.

@@ -1,0 +1,44 @@
+# Sluice: the README's two commands (`make demo`, `make check`) plus bench
+# and fuzz. Dependencies are installed on first use (Debian packages).
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
+export CCACHE_DIR ?= $(HOME)/.cache/sluice-ccache
+
+.PHONY: all deps configure build demo check bench fuzz tsan clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSLUICE_TESTS=ON
+
+configure: $(BUILD)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/sluice run samples/hello.sluice
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@bash scripts/bench.sh $(BUILD)
+
+fuzz: deps
+	@bash scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+
+tsan: deps
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_TSAN=ON
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1" \
+	  ctest --output-on-failure -j $(JOBS) -R "$${TSAN_TESTS:-Executor|Session|Runtime|Thread}"
+
+clean:
+	rm -rf $(BUILD) build-tsan build-fuzz

@@ -1,0 +1,13 @@
+// cli/commands.h: each subcommand adds its flags to the app and runs one
+// library call; the result is stored in `exitCode`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sluice::cli {
+
+void addRunCommand(CLI::App &app, int &exitCode);
+void addCompileCommand(CLI::App &app, int &exitCode);
+void addTestCommand(CLI::App &app, int &exitCode);
+
+} // namespace sluice::cli

@@ -1,0 +1,22 @@
+// cli/compile.cc: `sluice compile FILE --emit ir|dot`: writes the graph.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "frontend/driver.h"
+
+namespace sluice::cli {
+
+void addCompileCommand(CLI::App &app, int &exitCode) {
+  auto opts = std::make_shared<frontend::CompileOptions>();
+  CLI::App *cmd = app.add_subcommand("compile", "Build a graph file's graph (or read a .sir) and write it");
+  cmd->add_option("file", opts->file, "The .sluice or .sir file")->required();
+  cmd->add_option("--emit", opts->emit, "Output form")->check(CLI::IsMember({"ir", "dot"}));
+  cmd->add_option("-o,--output", opts->output, "Output file (default: stdout)");
+  cmd->add_option("--print-after", opts->printAfter,
+                  "Print the IR to stderr after this pass ('all' for every pass)");
+  cmd->callback([opts, &exitCode] {
+    exitCode = frontend::compileProgram(*opts, std::cout, std::cerr);
+  });
+}
+
+} // namespace sluice::cli

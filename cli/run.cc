@@ -1,0 +1,29 @@
+// cli/run.cc: `sluice run FILE`: evaluates a program and runs its sessions.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "frontend/driver.h"
+
+namespace sluice::cli {
+
+void addRunCommand(CLI::App &app, int &exitCode) {
+  auto opts = std::make_shared<frontend::RunProgramOptions>();
+  auto sets = std::make_shared<std::vector<std::string>>();
+  CLI::App *cmd = app.add_subcommand("run", "Build a graph file's graph and run its session blocks");
+  cmd->add_option("-C", opts->workDir, "Change to DIR before running");
+  cmd->add_option("file", opts->file, "The .sluice file")->required();
+  cmd->add_option("--set", *sets, "Bind NAME=VALUE as a global before running");
+  cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
+  cmd->callback([opts, sets, &exitCode] {
+    opts->sets.clear();
+    for (const std::string &s : *sets) {
+      auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw CLI::ValidationError("--set", "expected NAME=VALUE, got '" + s + "'");
+      opts->sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    exitCode = frontend::runProgram(*opts, std::cout, std::cerr);
+  });
+}
+
+} // namespace sluice::cli

@@ -1,0 +1,265 @@
+// frontend/driver.cc: `run`, `compile` and `test` as library calls.
+#include "frontend/driver.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "frontend/evaluator.h"
+#include "ir/text/dot.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "passes/pipeline.h"
+#include "support/large_stack.h"
+
+namespace sluice::frontend {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Prints a run-time or evaluation error GCC-style, quoting the line.
+void report(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
+  Diagnostic d;
+  d.loc = s.loc();
+  std::string msg = std::string(codeName(s.code())) + ": ";
+  if (!s.node().empty())
+    msg += "node '" + s.node() + "': ";
+  d.message = msg + s.message();
+  err << diags.format(d);
+}
+
+/// `--set` values: numbers, booleans and none keep their type; anything
+/// else is a string.
+Value parseSetValue(const std::string &text) {
+  if (text == "true" || text == "false")
+    return Value::boolean(text == "true");
+  if (text == "none")
+    return Value::none();
+  try {
+    size_t used = 0;
+    int64_t i = std::stoll(text, &used);
+    if (used == text.size())
+      return Value::integer(i);
+  } catch (...) {
+  }
+  try {
+    size_t used = 0;
+    double d = std::stod(text, &used);
+    if (used == text.size())
+      return Value::real(d);
+  } catch (...) {
+  }
+  return Value::string(text);
+}
+
+class CwdGuard {
+public:
+  explicit CwdGuard(const fs::path &dir) : saved_(fs::current_path()) {
+    if (!dir.empty())
+      fs::current_path(dir);
+  }
+  ~CwdGuard() {
+    std::error_code ec;
+    fs::current_path(saved_, ec);
+  }
+
+private:
+  fs::path saved_;
+};
+
+bool writeOutput(const std::string &text, const std::string &path, std::ostream &out,
+                 std::ostream &err) {
+  if (path.empty() || path == "-") {
+    out << text;
+    return true;
+  }
+  // Write beside the target, then rename: a failed compile never leaves a
+  // truncated output where a good one was.
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!(f << text)) {
+      err << "sluice: error: cannot write '" << path << "'\n";
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    err << "sluice: error: cannot write '" << path << "': " << ec.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err) {
+  int code = 0;
+  std::error_code ec;
+  if (!opts.workDir.empty() && !fs::is_directory(opts.workDir, ec)) {
+    err << "sluice: error: -C: '" << opts.workDir << "' is not a directory\n";
+    return 1;
+  }
+  std::string file = opts.file;
+  if (!opts.workDir.empty() && fs::path(file).is_relative() && !fs::exists(file))
+    file = (fs::path(opts.workDir) / file).string();
+  if (!opts.workDir.empty() && fs::path(file).is_relative())
+    file = fs::absolute(file).string();
+  runWithLargeStack([&] {
+    DiagnosticEngine diags;
+    EvalOptions eo;
+    eo.mode = EvalMode::kRun;
+    eo.json = opts.json;
+    eo.out = &out;
+    for (const auto &[k, v] : opts.sets)
+      eo.globals.emplace_back(k, parseSetValue(v));
+    CwdGuard cwd(opts.workDir);
+    Status s;
+    {
+      Evaluator ev(eo, diags);
+      s = ev.runFile(file);
+    }
+    diags.print(err);
+    if (!s.isOk() && !diags.hasErrors())
+      report(s, diags, err);
+    code = (s.isOk() && !diags.hasErrors()) ? 0 : 1;
+  });
+  return code;
+}
+
+int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
+  if (opts.emit != "ir" && opts.emit != "dot") {
+    err << "sluice: error: --emit must be 'ir' or 'dot'\n";
+    return 2;
+  }
+  int code = 1;
+  runWithLargeStack([&] {
+    DiagnosticEngine diags;
+    std::unique_ptr<ir::Graph> graph;
+    bool fromText = opts.file.size() > 4 && opts.file.substr(opts.file.size() - 4) == ".sir";
+    if (fromText) {
+      std::ifstream in(opts.file, std::ios::binary);
+      if (!in) {
+        err << "sluice: error: cannot read '" << opts.file << "'\n";
+        return;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      auto parsed = ir::parseGraph(ss.str(), opts.file);
+      if (!parsed.hasValue()) {
+        err << parsed.status().toString() << "\n";
+        return;
+      }
+      graph = std::move(*parsed);
+    } else {
+      EvalOptions eo;
+      eo.mode = EvalMode::kCompile;
+      eo.out = &out;
+      Evaluator ev(eo, diags);
+      Status s = ev.runFile(opts.file);
+      diags.print(err);
+      if (!s.isOk() || diags.hasErrors()) {
+        if (!s.isOk() && !diags.hasErrors())
+          report(s, diags, err);
+        return;
+      }
+      graph = ev.graph().graph->clone();
+    }
+    // Compile keeps every node: each sink is a target of the pipeline.
+    passes::PassContext ctx;
+    for (int i = 0; i < graph->numNodes(); ++i)
+      if (graph->consumers(i).empty())
+        ctx.targets.push_back(i);
+    passes::PipelineOptions po;
+    po.inferShapes = fromText;
+    po.printAfter = opts.printAfter;
+    po.afterPass = [&](std::string_view name, const ir::Graph &g) {
+      err << "# IR after " << name << "\n" << ir::printGraph(g);
+    };
+    Status s = passes::runPipeline(graph, ctx, po);
+    if (!s.isOk()) {
+      report(s, diags, err);
+      return;
+    }
+    std::string text = opts.emit == "dot" ? ir::writeDot(*graph) : ir::printGraph(*graph);
+    code = writeOutput(text, opts.output, out, err) ? 0 : 1;
+  });
+  return code;
+}
+
+namespace {
+
+std::vector<fs::path> collectTestFiles(const std::vector<std::string> &paths,
+                                       std::ostream &err, bool &ok) {
+  std::vector<fs::path> files;
+  for (const auto &p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (const auto &e : fs::recursive_directory_iterator(p, ec))
+        if (e.is_regular_file() && e.path().extension() == ".sluice")
+          files.push_back(e.path());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.emplace_back(p);
+    } else {
+      err << "sluice: error: no such file or directory: '" << p << "'\n";
+      ok = false;
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+} // namespace
+
+int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err) {
+  bool ok = true;
+  std::vector<fs::path> files = collectTestFiles(opts.paths, err, ok);
+  int passed = 0, failed = 0;
+  for (const fs::path &file : files) {
+    fs::path abs = fs::absolute(file);
+    runWithLargeStack([&] {
+      DiagnosticEngine diags;
+      EvalOptions eo;
+      eo.mode = EvalMode::kTest;
+      eo.json = opts.json;
+      eo.out = &out;
+      // Each test file runs in its own folder, so relative paths in it
+      // name its fixtures.
+      CwdGuard cwd(abs.parent_path());
+      Evaluator ev(eo, diags);
+      Status s = ev.runFile(abs.string());
+      std::string shown = file.string();
+      if (!s.isOk() || diags.hasErrors()) {
+        out << "FAIL " << shown << " (the file itself failed)\n";
+        diags.print(out);
+        if (!s.isOk() && !diags.hasErrors())
+          report(s, diags, out);
+        ++failed;
+        return;
+      }
+      for (const TestCase &t : ev.tests()) {
+        std::string label = shown + ": " + t.name;
+        if (!opts.filter.empty() && label.find(opts.filter) == std::string::npos)
+          continue;
+        TestOutcome r = ev.runTest(t);
+        if (r.passed) {
+          out << "PASS " << label << "\n";
+          ++passed;
+        } else {
+          out << "FAIL " << label << "\n";
+          report(r.failure, diags, out);
+          ++failed;
+        }
+        out.flush();
+      }
+    });
+  }
+  out << passed << " passed, " << failed << " failed\n";
+  return (failed == 0 && ok) ? 0 : 1;
+}
+
+} // namespace sluice::frontend

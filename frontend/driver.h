@@ -1,0 +1,36 @@
+// frontend/driver.h: the library calls behind the CLI's commands. Each
+// takes an options struct and returns the process exit code (0 ok, 1 a
+// program, run or test failed); diagnostics go to `err`.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sluice::frontend {
+
+struct RunProgramOptions {
+  std::string file;
+  std::string workDir; // -C: chdir before running
+  std::vector<std::pair<std::string, std::string>> sets; // --set NAME=VALUE
+  bool json = false;
+};
+int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
+
+struct CompileOptions {
+  std::string file;       // .sluice or .sir
+  std::string emit = "ir"; // "ir" or "dot"
+  std::string output;     // "" = stdout
+  std::string printAfter; // pass name or "all"
+};
+int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err);
+
+struct TestOptions {
+  std::vector<std::string> paths; // files or directories of *.sluice
+  std::string filter;             // substring of "file: test name"
+  bool json = false;
+};
+int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err);
+
+} // namespace sluice::frontend

@@ -1,0 +1,283 @@
+// frontend/eval/eval_session.cc: session blocks, run(), and spawned threads.
+#include <chrono>
+
+#include "frontend/eval/interp.h"
+#include "frontend/eval/objects.h"
+
+namespace sluice::frontend {
+
+namespace {
+
+/// Flattens a fetch structure into outputs/targets, remembering the shape
+/// so results come back in the same structure.
+struct FetchPlan {
+  std::vector<ir::Output> fetches;
+  std::vector<ir::NodeId> targets;
+};
+
+Value planFetch(EvaluatorImpl &ev, const Value &f, FetchPlan &plan, GraphContext *g,
+                const SourceLoc &loc) {
+  // Returns a template: int index into fetches for tensors, none for ops.
+  if (f.is(Value::kTensor)) {
+    if (f.asTensor().graph != g)
+      throwError(Code::kValueError, "fetch belongs to another graph", loc);
+    plan.fetches.push_back(f.asTensor().out);
+    return Value::integer(static_cast<int64_t>(plan.fetches.size()) - 1);
+  }
+  if (auto var = f.objectAs<VariableObject>()) {
+    plan.fetches.push_back(var->info.readValue);
+    return Value::integer(static_cast<int64_t>(plan.fetches.size()) - 1);
+  }
+  if (f.is(Value::kOp)) {
+    plan.targets.push_back(f.asOp().node);
+    return Value::none();
+  }
+  if (f.isSequence()) {
+    List items;
+    for (const Value &x : *f.asList())
+      items.push_back(planFetch(ev, x, plan, g, loc));
+    return f.is(Value::kList) ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+  }
+  if (f.is(Value::kDict)) {
+    auto d = std::make_shared<Dict>();
+    for (const auto &[k, v] : f.asDict()->items)
+      d->set(k, planFetch(ev, v, plan, g, loc));
+    return Value::dict(d);
+  }
+  throwError(Code::kTypeError,
+             "run() fetches graph elements (tensors, operations, variables), got a " +
+                 f.typeName(),
+             loc);
+}
+
+Value fillFetch(const Value &tmpl, std::vector<ir::Tensor> &results) {
+  if (tmpl.is(Value::kInt))
+    return Value::hostTensor(results[tmpl.asInt()]);
+  if (tmpl.isSequence()) {
+    List items;
+    for (const Value &x : *tmpl.asList())
+      items.push_back(fillFetch(x, results));
+    return tmpl.is(Value::kList) ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+  }
+  if (tmpl.is(Value::kDict)) {
+    auto d = std::make_shared<Dict>();
+    for (const auto &[k, v] : tmpl.asDict()->items)
+      d->set(k, fillFetch(v, results));
+    return Value::dict(d);
+  }
+  return Value::none();
+}
+
+} // namespace
+
+std::shared_ptr<SessionObject> EvaluatorImpl::currentSession(const SourceLoc &loc) {
+  ThreadState &t = ts();
+  if (t.sessions.empty())
+    throwError(Code::kRuntimeError, "run() needs an open session: use 'session { ... }'", loc);
+  return t.sessions.back();
+}
+
+Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
+  checkKeywords(args, "run", {"fetches", "feed", "feed_dict", "timeout_in_ms", "options"});
+  const Value &fetches = requireArg(args, 0, "fetches", "run");
+  Value feed = argOr(args, 1, "feed", Value::none());
+  if (feed.isNone())
+    feed = argOr(args, 99, "feed_dict", Value::none());
+  Value timeout = argOr(args, 99, "timeout_in_ms", Value::none());
+  FetchPlan plan;
+  Value tmpl = planFetch(*this, fetches, plan, sess.graph, args.loc);
+  std::vector<std::pair<ir::Output, ir::Tensor>> feeds;
+  if (!feed.isNone()) {
+    if (!feed.is(Value::kDict))
+      throwError(Code::kTypeError, "feed must be a dict of {tensor: value}", args.loc);
+    for (const auto &[k, v] : feed.asDict()->items) {
+      ir::Output target;
+      if (k.is(Value::kTensor)) {
+        target = k.asTensor().out;
+      } else if (auto var = k.objectAs<VariableObject>()) {
+        target = var->info.readValue;
+      } else if (k.is(Value::kString)) {
+        std::string name = k.asString();
+        int index = 0;
+        if (auto colon = name.rfind(':'); colon != std::string::npos) {
+          index = std::atoi(name.c_str() + colon + 1);
+          name = name.substr(0, colon);
+        }
+        const ir::Node *n = sess.graph->graph->findNode(name);
+        if (!n)
+          throwError(Code::kNotFound, "feed key '" + k.asString() + "' names no node", args.loc);
+        target = {n->id(), index};
+      } else {
+        throwError(Code::kTypeError, "a feed key must be a tensor, got " + k.typeName(), args.loc);
+      }
+      ir::DType want = sess.graph->graph->node(target.node).outputType(target.index);
+      feeds.emplace_back(target, hostToTensor(v, want, args.loc));
+    }
+  }
+  rt::RunOptions ro;
+  if (!timeout.isNone())
+    ro.timeoutMs = toInt(timeout, "timeout_in_ms", args.loc);
+  Expected<std::vector<ir::Tensor>> results = [&] {
+    GilRelease release(gil);
+    return sess.session->run(feeds, plan.fetches, plan.targets, ro);
+  }();
+  if (!results.hasValue()) {
+    Status s = results.takeStatus();
+    // Run-time errors keep the location of the op that failed; the run()
+    // call site is reported only when the error has none.
+    s.withLoc(args.loc);
+    throw LangError{std::move(s)};
+  }
+  return fillFetch(tmpl, *results);
+}
+
+namespace {
+rt::SessionOptions sessionOptions(EvaluatorImpl &ev, CallArgs &a) {
+  Value config = argOr(a, 0, "config", Value::none());
+  if (config.isNone())
+    return {};
+  auto c = config.objectAs<ConfigObject>();
+  if (!c)
+    throwError(Code::kTypeError, "config must be a config_proto(...)", a.loc);
+  return c->options;
+}
+} // namespace
+
+void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<Env> &env) {
+  CallArgs a;
+  a.loc = s.loc;
+  for (const auto &arg : s.args) {
+    if (arg.name.empty()) {
+      a.positional.push_back(eval(*arg.value, env));
+      a.positionalLocs.push_back(arg.loc);
+    } else {
+      a.keywords.emplace_back(arg.name, eval(*arg.value, env));
+      a.keywordLocs.push_back(arg.loc);
+    }
+  }
+  checkKeywords(a, "session", {"config", "target", "graph"});
+  rt::SessionOptions opts = sessionOptions(*this, a);
+  GraphContext *g = ts().graph;
+  auto created = rt::Session::create(g->graph.get(), &g->mutex, opts);
+  if (!created.hasValue())
+    throwStatus(created.takeStatus(), s.loc);
+  auto sess = std::make_shared<SessionObject>(g, std::move(*created));
+  if (!s.asName.empty())
+    env->set(s.asName, Value::object(sess));
+  ThreadState &t = ts();
+  t.sessions.push_back(sess);
+  t.spawnScopes.emplace_back();
+  std::optional<LangError> failure;
+  try {
+    Value ret;
+    execBlock(s.body, env, ret);
+  } catch (LangError &e) {
+    failure = std::move(e);
+  }
+  // Close: cancel what is blocked, join the threads spawned here, and
+  // re-raise the first error nobody joined.
+  {
+    GilRelease release(gil);
+    sess->session->close().ignore();
+  }
+  sess->closed = true;
+  auto threads = std::move(t.spawnScopes.back());
+  t.spawnScopes.pop_back();
+  t.sessions.pop_back();
+  for (auto &th : threads) {
+    try {
+      bool observed = th->joined;
+      Value r = th->join(*this, s.loc);
+      (void)r;
+      (void)observed;
+    } catch (LangError &e) {
+      if (!failure)
+        failure = std::move(e);
+    }
+  }
+  if (failure)
+    throw *failure;
+}
+
+Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) {
+  CallArgs a;
+  a.loc = e.loc;
+  for (const auto &arg : e.args) {
+    a.keywords.emplace_back(arg.name.empty() ? "name" : arg.name, eval(*arg.value, env));
+    a.keywordLocs.push_back(arg.loc);
+  }
+  checkKeywords(a, "spawn", {"name"});
+  auto th = std::make_shared<ThreadObject>();
+  Value nameV = argOr(a, 99, "name", Value::none());
+  th->name = nameV.isNone() ? "thread" : toStr(nameV, "name", e.loc);
+  ThreadState parent = ts();
+  parent.spawnScopes.clear();
+  parent.callDepth = 0;
+  auto blockEnv = std::make_shared<Env>(env);
+  const Block *body = &e.body;
+  th->thread = std::thread([this, th, parent, blockEnv, body]() mutable {
+    ThreadState state = parent;
+    state.spawnScopes.emplace_back();
+    tlsThreadState = &state;
+    std::unique_lock<std::mutex> lock(gil);
+    Value result;
+    std::optional<LangError> err;
+    try {
+      Value ret;
+      Flow f = execBlock(*body, blockEnv, ret);
+      result = f == Flow::kReturn ? ret : Value::none();
+    } catch (LangError &ex) {
+      err = std::move(ex);
+    }
+    // Threads spawned by this thread outside a session are joined here.
+    for (auto &child : state.spawnScopes.back()) {
+      try {
+        child->join(*this, {});
+      } catch (LangError &ex) {
+        if (!err)
+          err = std::move(ex);
+      }
+    }
+    lock.unlock();
+    tlsThreadState = nullptr;
+    std::lock_guard<std::mutex> g(th->mu);
+    th->result = std::move(result);
+    th->error = std::move(err);
+    th->done = true;
+    th->cv.notify_all();
+  });
+  ThreadState &t = ts();
+  if (!t.spawnScopes.empty())
+    t.spawnScopes.back().push_back(th);
+  else
+    topLevelThreads.push_back(th);
+  return Value::object(th);
+}
+
+Value ThreadObject::join(EvaluatorImpl &ev, const SourceLoc &loc) {
+  {
+    GilRelease release(ev.gil);
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done; });
+  }
+  if (thread.joinable()) {
+    GilRelease release(ev.gil);
+    thread.join();
+  }
+  bool first = !joined;
+  joined = true;
+  if (error && first) {
+    LangError e = *error;
+    throw e;
+  }
+  if (error)
+    return Value::none();
+  return result;
+}
+
+bool ThreadObject::isAlive() {
+  std::lock_guard<std::mutex> lock(mu);
+  return !done;
+}
+
+} // namespace sluice::frontend

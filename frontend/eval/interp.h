@@ -1,0 +1,184 @@
+// frontend/eval/interp.h: the evaluator's internals, shared by the files
+// in frontend/eval/. Language errors travel as LangError exceptions inside
+// the evaluator only; Evaluator's public API turns them into Status.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/evaluator.h"
+#include "ir/device_spec.h"
+
+namespace sluice::frontend {
+
+/// A language-level error in flight. Test-assertion failures are marked so
+/// that `catch any` does not swallow them.
+struct LangError {
+  Status status;
+  bool testFailure = false;
+};
+
+[[noreturn]] void throwError(Code code, std::string message, const SourceLoc &loc);
+[[noreturn]] void throwStatus(Status s, const SourceLoc &loc);
+
+/// A binding scope. Only fn, test and spawn bodies open a new one.
+class Env {
+public:
+  explicit Env(std::shared_ptr<Env> parent = nullptr) : parent_(std::move(parent)) {}
+  Value *lookup(const std::string &name);
+  void set(const std::string &name, Value v) { vars_[name] = std::move(v); }
+  const std::unordered_map<std::string, Value> &vars() const { return vars_; }
+  const std::shared_ptr<Env> &parent() const { return parent_; }
+
+private:
+  std::unordered_map<std::string, Value> vars_;
+  std::shared_ptr<Env> parent_;
+};
+
+class SessionObject;
+class ThreadObject;
+
+/// `with device(...)` entries, innermost last.
+struct DeviceScope {
+  enum Kind { kSpec, kFunction, kClear } kind = kSpec;
+  ir::DeviceSpec spec;
+  Value fn;
+};
+
+/// Scope stacks of one thread (TF keeps them per thread too).
+struct ThreadState {
+  GraphContext *graph = nullptr;
+  std::vector<std::string> nameScopes; // each a full prefix ending in '/'
+  std::vector<DeviceScope> devices;
+  std::vector<std::vector<ir::NodeId>> controlDeps;
+  std::vector<std::vector<std::string>> colocations;
+  std::vector<std::shared_ptr<SessionObject>> sessions;
+  /// Threads spawned in the innermost session block (joined at its end).
+  std::vector<std::vector<std::shared_ptr<ThreadObject>>> spawnScopes;
+  int callDepth = 0;
+  bool inTest = false;
+};
+
+extern thread_local ThreadState *tlsThreadState;
+
+enum class Flow { kNormal, kBreak, kContinue, kReturn };
+
+/// Releases the interpreter lock for a blocking call (run, join, sleep).
+class GilRelease {
+public:
+  explicit GilRelease(std::mutex &gil) : gil_(gil) { gil_.unlock(); }
+  ~GilRelease() { gil_.lock(); }
+
+private:
+  std::mutex &gil_;
+};
+
+class EvaluatorImpl {
+public:
+  EvaluatorImpl(EvalOptions opts, DiagnosticEngine &diags);
+  ~EvaluatorImpl();
+
+  // --- files ---
+  Status runFile(const std::string &path);
+  Status runSource(const std::string &path, std::string text);
+  /// Evaluates a parsed module in `env`; throws LangError.
+  void runModule(const Module &m, const std::shared_ptr<Env> &env);
+  std::shared_ptr<Env> importFile(const std::string &path, const SourceLoc &loc);
+
+  // --- statements and expressions (eval_stmt.cc, eval_expr.cc) ---
+  Flow execBlock(const Block &b, const std::shared_ptr<Env> &env, Value &ret);
+  Flow exec(const Stmt &s, const std::shared_ptr<Env> &env, Value &ret);
+  Value eval(const Expr &e, const std::shared_ptr<Env> &env);
+  void assign(const Expr &target, Value v, const std::shared_ptr<Env> &env);
+  Value call(const Value &callee, CallArgs &args);
+  Value callFunction(const Function &f, CallArgs &args);
+  Value binary(BinaryOp op, const Value &a, const Value &b, const SourceLoc &loc);
+  Value unary(UnaryOp op, const Value &a, const SourceLoc &loc);
+  Value getAttr(const Value &obj, const std::string &name, const SourceLoc &loc);
+  Value index(const Value &obj, const IndexExpr &e, const std::shared_ptr<Env> &env);
+  bool truthy(const Value &v, const SourceLoc &loc);
+  std::vector<Value> iterate(const Value &v, const SourceLoc &loc);
+
+  // --- graph building (eval_ops.cc, convert.cc) ---
+  ThreadState &ts();
+  GraphContext &graph() { return *ts().graph; }
+  /// Adds a node under the current name/device/control/colocation scopes.
+  ir::Node &addNode(ir::NodeSpec spec, bool applyScopes = true);
+  /// The full node name for `base` under the current name scope, unique.
+  std::string scopedName(const std::string &base);
+  /// Builds an op from a call with TF1 Python-style arguments.
+  Value callOp(const ir::OpDef &op, CallArgs &args);
+  /// Adds a node for `opName` with already-converted inputs and attrs.
+  Value makeOp(const std::string &opName, std::vector<ir::Output> inputs,
+               ir::AttrMap attrs, const SourceLoc &loc, std::string name = "");
+  /// A symbolic tensor for `v`: symbolic values pass through, variables
+  /// read, host values become constants (of `want` when given), lists of
+  /// tensors are stacked.
+  ir::Output toTensor(const Value &v, std::optional<ir::DType> want,
+                      const SourceLoc &loc);
+  /// The dtype a host value would get as a tensor with no context.
+  std::optional<ir::DType> symbolicDType(const Value &v);
+  /// Converts a host value to a tensor of `want` (or its natural dtype).
+  ir::Tensor hostToTensor(const Value &v, std::optional<ir::DType> want,
+                          const SourceLoc &loc);
+  /// Runs one op eagerly on host tensors (host arithmetic, indexing).
+  ir::Tensor eager(const std::string &opName, std::vector<ir::Tensor> inputs,
+                   ir::AttrMap attrs, const SourceLoc &loc);
+  /// (seed, seed2) for a random op, following TF's get_seed.
+  std::pair<int64_t, int64_t> opSeeds(std::optional<int64_t> opSeed);
+
+  // --- printing ---
+  std::string repr(const Value &v, bool quoteStrings);
+  std::string toJson(const Value &v);
+  void print(const std::string &line);
+
+  // --- sessions and threads (eval_session.cc) ---
+  std::shared_ptr<SessionObject> currentSession(const SourceLoc &loc);
+  void runSessionBlock(const SessionStmt &s, const std::shared_ptr<Env> &env);
+  Value spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env);
+  Value runFetches(SessionObject &sess, CallArgs &args);
+
+  EvalOptions opts;
+  DiagnosticEngine &diags;
+  std::mutex gil;
+  std::mutex printMu;
+  std::shared_ptr<Env> builtins;
+  std::shared_ptr<Env> globals;
+  std::unique_ptr<GraphContext> topGraph;
+  std::vector<TestCase> tests;
+  std::map<std::string, std::shared_ptr<Env>> imports;
+  std::vector<std::string> importStack;
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<std::shared_ptr<ThreadObject>> topLevelThreads;
+  std::vector<std::string> tempDirs;
+  ThreadState mainState;
+};
+
+// Builtin installers, one per file.
+void installHostBuiltins(EvaluatorImpl &ev, Env &env);
+void installGraphBuiltins(EvaluatorImpl &ev, Env &env);
+void installSessionBuiltins(EvaluatorImpl &ev, Env &env);
+void installTestBuiltins(EvaluatorImpl &ev, Env &env);
+
+/// Argument helpers for builtins.
+const Value *argAt(CallArgs &a, size_t pos, const std::string &name);
+Value argOr(CallArgs &a, size_t pos, const std::string &name, Value def);
+const Value &requireArg(CallArgs &a, size_t pos, const std::string &name,
+                        const std::string &fn);
+/// type_error for an unexpected keyword among `allowed`.
+void checkKeywords(CallArgs &a, const std::string &fn,
+                   std::initializer_list<const char *> allowed);
+int64_t toInt(const Value &v, const std::string &what, const SourceLoc &loc);
+double toNumber(const Value &v, const std::string &what, const SourceLoc &loc);
+std::string toStr(const Value &v, const std::string &what, const SourceLoc &loc);
+ir::DType toDType(const Value &v, const std::string &what, const SourceLoc &loc);
+/// A shape from a list of ints/none or a host tensor; none = unknown rank.
+ir::Shape toShape(const Value &v, const std::string &what, const SourceLoc &loc);
+
+} // namespace sluice::frontend

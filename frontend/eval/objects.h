@@ -1,0 +1,116 @@
+// frontend/eval/objects.h: the language's object values: scopes for
+// `with`, errors, variables, device specs, sessions and threads.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <thread>
+
+#include "frontend/eval/interp.h"
+#include "runtime/session.h"
+
+namespace sluice::frontend {
+
+/// Something `with` can open: name_scope, device, control_dependencies,
+/// colocate_with, coordinator.stop_on_exception ...
+class ContextObject : public Object {
+public:
+  /// Pushes the scope; returns the value bound by `as`.
+  virtual Value enter(EvaluatorImpl &ev, const SourceLoc &loc) = 0;
+  /// Scope stacks are restored by the `with` statement itself; objects
+  /// with other state undo it here.
+  virtual void exit(EvaluatorImpl &ev) {}
+  /// Called when the body raised; return true to swallow the error.
+  virtual bool exitWithError(EvaluatorImpl &ev, LangError &e) {
+    exit(ev);
+    return false;
+  }
+};
+
+/// A scope built from a function: `enter` and `exit` callbacks.
+class ScopeObject : public ContextObject {
+public:
+  ScopeObject(std::string name, std::function<Value(EvaluatorImpl &, const SourceLoc &)> enter)
+      : name_(std::move(name)), enter_(std::move(enter)) {}
+  std::string typeName() const override { return name_; }
+  Value enter(EvaluatorImpl &ev, const SourceLoc &loc) override { return enter_(ev, loc); }
+
+private:
+  std::string name_;
+  std::function<Value(EvaluatorImpl &, const SourceLoc &)> enter_;
+};
+
+/// The value bound by `catch KIND as e`.
+class ErrorObject : public Object {
+public:
+  explicit ErrorObject(Status s) : status(std::move(s)) {}
+  std::string typeName() const override { return "error"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  std::string repr() const override;
+  Status status;
+};
+
+/// A variable: its handle node, initializer and read value. Used as a
+/// tensor it reads (`name/read:0`).
+class VariableObject : public Object {
+public:
+  VariableObject(GraphContext *g, VariableInfo info) : graph(g), info(info) {}
+  std::string typeName() const override { return "variable"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  std::string repr() const override;
+  GraphContext *graph;
+  VariableInfo info;
+};
+
+class DeviceSpecObject : public Object {
+public:
+  explicit DeviceSpecObject(ir::DeviceSpec s) : spec(std::move(s)) {}
+  std::string typeName() const override { return "device_spec"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  std::string repr() const override { return spec.toString(); }
+  ir::DeviceSpec spec;
+};
+
+/// config_proto(...): TF's ConfigProto fields.
+class ConfigObject : public Object {
+public:
+  std::string typeName() const override { return "config_proto"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  rt::SessionOptions options;
+};
+
+class ThreadObject;
+
+/// An open session over a graph.
+class SessionObject : public Object {
+public:
+  SessionObject(GraphContext *g, std::unique_ptr<rt::Session> s)
+      : graph(g), session(std::move(s)) {}
+  std::string typeName() const override { return "session"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  GraphContext *graph;
+  std::unique_ptr<rt::Session> session;
+  bool closed = false;
+};
+
+/// A thread started by `spawn`.
+class ThreadObject : public Object {
+public:
+  std::string typeName() const override { return "thread"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  std::string repr() const override { return "<thread '" + name + "'>"; }
+  /// Waits (without the interpreter lock) and returns the result or throws.
+  Value join(EvaluatorImpl &ev, const SourceLoc &loc);
+  bool isAlive();
+
+  std::string name;
+  std::thread thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  bool joined = false; // someone observed its result
+  Value result;
+  std::optional<LangError> error;
+};
+
+} // namespace sluice::frontend

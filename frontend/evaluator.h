@@ -1,0 +1,74 @@
+// frontend/evaluator.h: runs the build-time language. Statements bind host
+// values, ops add nodes to the current graph, and session blocks run the
+// graph through the runtime. Errors are Status values with locations.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "frontend/graph_context.h"
+#include "frontend/value.h"
+
+namespace sluice::frontend {
+
+/// How the evaluator treats driver code.
+enum class EvalMode {
+  kRun,     // everything runs; test blocks are skipped
+  kCompile, // session blocks are skipped: only the graph is built
+  kTest,    // test blocks are collected for the test runner
+};
+
+struct EvalOptions {
+  EvalMode mode = EvalMode::kRun;
+  bool json = false;           // print() writes one JSON line per value
+  std::ostream *out = nullptr; // print() target (stdout if null)
+  std::vector<std::pair<std::string, Value>> globals; // --set bindings
+};
+
+/// One `test "name" { }` block found in a file.
+struct TestCase {
+  std::string name;
+  std::shared_ptr<Block> body;
+  SourceLoc loc;
+};
+
+/// The result of running one test.
+struct TestOutcome {
+  bool passed = false;
+  Status failure;
+};
+
+class EvaluatorImpl;
+
+class Evaluator {
+public:
+  Evaluator(EvalOptions opts, DiagnosticEngine &diags);
+  ~Evaluator();
+
+  /// Parses and evaluates a file. Syntax errors are reported to the
+  /// DiagnosticEngine; the first run-time error is returned.
+  Status runFile(const std::string &path);
+  /// Evaluates source text as if it were a file at `path`.
+  Status runSource(const std::string &path, std::string text);
+
+  /// The graph built by the top level (for `compile`).
+  GraphContext &graph();
+  /// Tests collected in EvalMode::kTest.
+  const std::vector<TestCase> &tests() const;
+  /// Runs one collected test in a fresh graph and scope.
+  TestOutcome runTest(const TestCase &test);
+
+  EvaluatorImpl &impl() { return *impl_; }
+
+private:
+  std::unique_ptr<EvaluatorImpl> impl_;
+};
+
+} // namespace sluice::frontend

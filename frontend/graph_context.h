@@ -1,0 +1,32 @@
+// frontend/graph_context.h: one graph being built, with the state TF keeps
+// on its Graph object: the global-variable collection, the graph seed and
+// the set of name scopes already used.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace sluice::frontend {
+
+struct VariableInfo {
+  ir::NodeId handle;      // the `variable` node
+  ir::NodeId initializer; // its assign
+  ir::Output readValue;   // `name/read`
+};
+
+struct GraphContext {
+  std::unique_ptr<ir::Graph> graph = std::make_unique<ir::Graph>();
+  /// Writers (the evaluator adding nodes) take it exclusively; sessions
+  /// take it shared while they copy the graph.
+  std::shared_mutex mutex;
+  std::vector<VariableInfo> globalVariables;
+  std::set<std::string> usedScopes;
+  std::optional<int64_t> graphSeed;
+};
+
+} // namespace sluice::frontend

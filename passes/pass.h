@@ -1,0 +1,48 @@
+// passes/pass.h: the interface every graph pass implements, and the plain
+// data a pass may read (the run's feeds, fetches, targets and options).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace sluice::passes {
+
+struct PassOptions {
+  /// Whether constant-folding folds anything (the pass stays in the list).
+  bool constantFolding = true;
+  /// Outputs larger than this are not folded (they would bloat the graph).
+  int64_t maxFoldElements = int64_t(1) << 20;
+};
+
+/// What a pass knows about the step it compiles for. Passes never see a
+/// session, device or resource.
+struct PassContext {
+  /// Outputs whose values the caller provides; they cut their producers'
+  /// dependencies (TF's feeds).
+  std::vector<ir::Output> feeds;
+  /// Outputs whose values the caller wants back.
+  std::vector<ir::Output> fetches;
+  /// Nodes that must run although nothing is fetched from them.
+  std::vector<ir::NodeId> targets;
+  PassOptions options;
+  /// A pass that rebuilds the graph (Graph has no node removal) leaves the
+  /// new graph here, with feeds/fetches/targets above already renumbered
+  /// into it; the pipeline then swaps it in for the next pass.
+  std::unique_ptr<ir::Graph> replacement;
+};
+
+class Pass {
+public:
+  virtual ~Pass() = default;
+  /// The registered name ("prune"), used by --print-after.
+  virtual std::string_view name() const = 0;
+  /// Rewrites `graph`; stops at the first error, which names a node.
+  virtual Status run(ir::Graph &graph, PassContext &ctx) = 0;
+};
+
+} // namespace sluice::passes

@@ -1,0 +1,112 @@
+// runtime/session.h: runs a (growing) graph with feeds and fetches, the
+// way TF1's DirectSession does: it orchestrates passes and executors and
+// owns the thread pool and the resources (variables persist across runs).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "backend/kernel_registry.h"
+#include "backend/resource_mgr.h"
+#include "ir/graph.h"
+#include "runtime/thread_pool.h"
+
+namespace sluice::rt {
+
+/// TF's ConfigProto fields (see docs/tf1-semantics.md section 9).
+struct SessionOptions {
+  int intraOpThreads = 0; // 0: one per hardware thread
+  int interOpThreads = 0; // 0: one per hardware thread
+  int64_t operationTimeoutMs = 0; // 0: no deadline
+  bool allowSoftPlacement = false, logDevicePlacement = false;
+  std::map<std::string, int> deviceCount;
+  std::vector<std::string> deviceFilters;
+  bool deterministic = false;
+  /// Not in TF: kernels from this registry instead of the built-in one
+  /// (tests substitute fake blocking kernels). Must outlive the session.
+  const backend::KernelRegistry *kernels = nullptr;
+  /// Not in TF: lets benchmarks and tests switch constant folding off.
+  bool constantFolding = true;
+};
+
+/// TF's RunOptions.
+struct RunOptions {
+  int64_t timeoutMs = 0; // 0: the session's operationTimeoutMs
+};
+
+class Session {
+public:
+  /// A session over `graph`, which the caller keeps alive and may grow
+  /// (append-only) between runs. When `graphMutex` is given, the session
+  /// holds it shared while it reads the graph; writers lock it exclusively.
+  static Expected<std::unique_ptr<Session>>
+  create(const ir::Graph *graph, std::shared_mutex *graphMutex,
+         SessionOptions options);
+  /// Closes the session (cancelling and waiting for running steps).
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  /// Runs the nodes that `fetches` and `targets` need, with `feeds`
+  /// replacing the fed outputs, and returns the fetched values in order.
+  /// Several threads may call run at once. Past the deadline (opts, else
+  /// the session's) the step is cancelled and deadline_exceeded is
+  /// returned; the session stays usable.
+  Expected<std::vector<ir::Tensor>>
+  run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
+      const std::vector<ir::Output> &fetches,
+      const std::vector<ir::NodeId> &targets, const RunOptions &opts = {});
+
+  /// Cancels every running step (their blocked ops fail with cancelled)
+  /// and waits for them; later runs fail with cancelled "Session has been
+  /// closed.". Closing twice is fine.
+  Status close();
+  bool isClosed() const;
+
+  backend::ResourceMgr &resources() { return resources_; }
+  const SessionOptions &options() const { return options_; }
+
+  /// How many compiled executors are cached (for tests).
+  size_t numCachedExecutors() const;
+
+  struct Compiled;
+
+private:
+  Session(const ir::Graph *graph, std::shared_mutex *graphMutex,
+          SessionOptions options);
+  Status checkRequest(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
+                      const std::vector<ir::Output> &fetches,
+                      const std::vector<ir::NodeId> &targets,
+                      int *numNodes) const;
+  Expected<std::shared_ptr<Compiled>>
+  compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
+          const std::vector<ir::Output> &fetches,
+          const std::vector<ir::NodeId> &targets);
+
+  const ir::Graph *graph_;
+  std::shared_mutex *graphMutex_;
+  SessionOptions options_;
+  ThreadPool pool_;
+  backend::ResourceMgr resources_;
+  std::atomic<int64_t> nextStepId_{1};
+
+  mutable std::mutex cacheMu_;
+  std::unordered_map<std::string, std::shared_ptr<Compiled>> cache_;
+
+  mutable std::mutex stepsMu_;
+  std::condition_variable stepsCv_;
+  std::set<CancellationManager *> activeSteps_; // guarded by stepsMu_
+  bool closed_ = false;                         // guarded by stepsMu_
+};
+
+} // namespace sluice::rt
