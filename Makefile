@@ -35,10 +35,10 @@ fuzz: deps
 	@bash scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 tsan: deps
-	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_TSAN=ON
-	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1" \
-	  ctest --output-on-failure -j $(JOBS) -R "$${TSAN_TESTS:-Executor|Session|Runtime|Thread}"
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_TSAN=ON -DSLUICE_TESTS=ON
+	cmake --build build-tsan -j $(JOBS) --target runtime_test
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	  ./build-tsan/tests/runtime/runtime_test
 
 clean:
 	rm -rf $(BUILD) build-tsan build-fuzz

@@ -104,9 +104,11 @@ double independentUsPerOp() {
   return timeSteps(*ex, 1.0f) / kOps * 1e6;
 }
 
+// Volatile so the compiler can neither fold the seed nor drop the loop.
+volatile float seedSource = 1.0f;
+volatile float sink;
+
 double cxxLoopNsPerAdd() {
-  static volatile float seedSource = 1.0f;
-  static volatile float sink;
   std::vector<float> vals(kOps + 1);
   std::vector<double> secs;
   for (int r = 0; r < kWarmup + kRuns; ++r) {

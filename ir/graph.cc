@@ -249,6 +249,18 @@ Expected<Node *> Graph::addNode(NodeSpec spec) {
       return Status(s.code(), s.message(), spec.loc, spec.name);
   }
   SLUICE_TRY(checkAttrs(*op, spec));
+  // A count attr (num, num_split) decides how many outputs there are; an
+  // absurd one from a bad file must be an error, not an allocation.
+  constexpr int64_t kMaxOutputs = int64_t(1) << 16;
+  for (const auto &arg : op->outputs)
+    if (!arg.numberAttr.empty()) {
+      auto it = spec.attrs.find(arg.numberAttr);
+      if (it != spec.attrs.end() && std::holds_alternative<int64_t>(it->second) &&
+          (std::get<int64_t>(it->second) < 0 || std::get<int64_t>(it->second) > kMaxOutputs))
+        return attrError(spec, op->name + " would have " +
+                                   std::to_string(std::get<int64_t>(it->second)) +
+                                   " outputs (limit " + std::to_string(kMaxOutputs) + ")");
+    }
   std::vector<DType> outTypes = outputTypesOf(*op, spec);
   std::vector<Shape> outShapes(outTypes.size());
   if (op->shapeFn) {
