@@ -135,7 +135,9 @@ int main() {
               chain, kTorchUsPerOp / chain);
   std::printf("BENCH executor_independent_us_per_op %.4f us ratio=%.2f goal=0.25\n",
               independent, kTorchUsPerOp / independent);
-  std::printf("BENCH cxx_loop_add_ns %.3f ns ratio=%.4f\n", loopNs,
-              loopNs / (chain * 1e3));
+  // The chain beside a plain C++ loop doing the same adds: the physical
+  // limit. The goal is the 0.25 us/op target expressed as that ratio.
+  std::printf("BENCH executor_chain_vs_cxx_loop %.1f ns ratio=%.4f goal=%.4f\n",
+              chain * 1e3, loopNs / (chain * 1e3), loopNs / 250.0);
   return 0;
 }
