@@ -34,6 +34,10 @@ void registerAllKernels(KernelRegistry &reg) {
   registerStateKernels(reg);
   registerStringKernels(reg);
   registerControlKernels(reg);
+  registerDataFlowKernels(reg);
+  registerIoKernels(reg);
+  registerParsingKernels(reg);
+  registerPipelineKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

@@ -47,5 +47,9 @@ void registerRandomKernels(KernelRegistry &reg);
 void registerStateKernels(KernelRegistry &reg);
 void registerStringKernels(KernelRegistry &reg);
 void registerControlKernels(KernelRegistry &reg);
+void registerDataFlowKernels(KernelRegistry &reg); // backend/cpu/data_flow_kernels.cc
+void registerIoKernels(KernelRegistry &reg);      // backend/cpu/io_kernels.cc
+void registerParsingKernels(KernelRegistry &reg); // backend/cpu/parsing_kernels.cc
+void registerPipelineKernels(KernelRegistry &reg);
 
 } // namespace sluice::backend

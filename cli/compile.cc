@@ -14,6 +14,7 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("-o,--output", opts->output, "Output file (default: stdout)");
   cmd->add_option("--print-after", opts->printAfter,
                   "Print the IR to stderr after this pass ('all' for every pass)");
+  cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::compileProgram(*opts, std::cout, std::cerr);
   });

@@ -14,6 +14,7 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("file", opts->file, "The .sluice file")->required();
   cmd->add_option("--set", *sets, "Bind NAME=VALUE as a global before running");
   cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
+  cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
   cmd->callback([opts, sets, &exitCode] {
     opts->sets.clear();
     for (const std::string &s : *sets) {

@@ -28,7 +28,7 @@ void report(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
   if (!s.node().empty())
     msg += "node '" + s.node() + "': ";
   d.message = msg + s.message();
-  err << diags.format(d);
+  err << diags.format(d) << '\n';
 }
 
 /// `--set` values: numbers, booleans and none keep their type; anything
@@ -115,6 +115,8 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     eo.mode = EvalMode::kRun;
     eo.json = opts.json;
     eo.out = &out;
+    eo.err = &err;
+    eo.werror = opts.werror;
     for (const auto &[k, v] : opts.sets)
       eo.globals.emplace_back(k, parseSetValue(v));
     CwdGuard cwd(opts.workDir);
@@ -176,6 +178,7 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
         ctx.targets.push_back(i);
     passes::PipelineOptions po;
     po.inferShapes = fromText;
+    po.checkPipelines = true;
     po.printAfter = opts.printAfter;
     po.afterPass = [&](std::string_view name, const ir::Graph &g) {
       err << "# IR after " << name << "\n" << ir::printGraph(g);
@@ -185,6 +188,15 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       report(s, diags, err);
       return;
     }
+    for (const Status &w : ctx.warnings) {
+      Diagnostic d;
+      d.severity = opts.werror ? Severity::kError : Severity::kWarning;
+      d.loc = w.loc();
+      d.message = w.message();
+      err << diags.format(d) << '\n';
+    }
+    if (opts.werror && !ctx.warnings.empty())
+      return;
     std::string text = opts.emit == "dot" ? ir::writeDot(*graph) : ir::printGraph(*graph);
     code = writeOutput(text, opts.output, out, err) ? 0 : 1;
   });

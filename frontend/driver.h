@@ -15,6 +15,7 @@ struct RunProgramOptions {
   std::string workDir; // -C: chdir before running
   std::vector<std::pair<std::string, std::string>> sets; // --set NAME=VALUE
   bool json = false;
+  bool werror = false; // pipeline warnings are errors
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
 
@@ -23,6 +24,7 @@ struct CompileOptions {
   std::string emit = "ir"; // "ir" or "dot"
   std::string output;     // "" = stdout
   std::string printAfter; // pass name or "all"
+  bool werror = false;    // pipeline warnings are errors
 };
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err);
 

@@ -15,6 +15,9 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installHostBuiltins(*this, *builtins);
   installSessionBuiltins(*this, *builtins);
   installTestBuiltins(*this, *builtins);
+  installQueueBuiltins(*this, *builtins);
+  installReaderBuiltins(*this, *builtins);
+  installPipelineBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

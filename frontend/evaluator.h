@@ -29,6 +29,8 @@ struct EvalOptions {
   EvalMode mode = EvalMode::kRun;
   bool json = false;           // print() writes one JSON line per value
   std::ostream *out = nullptr; // print() target (stdout if null)
+  std::ostream *err = nullptr; // warnings (stderr if null)
+  bool werror = false;         // pipeline warnings are errors
   std::vector<std::pair<std::string, Value>> globals; // --set bindings
 };
 

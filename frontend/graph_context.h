@@ -13,6 +13,8 @@
 
 namespace sluice::frontend {
 
+class Object;
+
 struct VariableInfo {
   ir::NodeId handle;      // the `variable` node
   ir::NodeId initializer; // its assign
@@ -25,7 +27,12 @@ struct GraphContext {
   /// take it shared while they copy the graph.
   std::shared_mutex mutex;
   std::vector<VariableInfo> globalVariables;
+  std::vector<VariableInfo> localVariables;
+  /// TF's QUEUE_RUNNERS collection (queue_runner objects).
+  std::vector<std::shared_ptr<Object>> queueRunners;
   std::set<std::string> usedScopes;
+  /// Nodes a pipeline warning was already shown for.
+  std::set<std::string> warnedNodes;
   std::optional<int64_t> graphSeed;
 };
 

@@ -49,8 +49,15 @@ bool Value::equals(const Value &o) const {
       return asInt() == o.asInt();
     return asNumber() == o.asNumber();
   }
-  if (kind() != o.kind())
-    return false;
+  if (kind() != o.kind()) {
+    // `bool` names both the builtin bool() and the dtype (as Python's bool
+    // is accepted for tf.bool), so x.dtype == bool holds.
+    auto boolName = [](const Value &v) {
+      return (v.is(kBuiltin) && v.asBuiltin()->name == "bool") ||
+             (v.is(kDType) && v.asDType() == ir::DType::kBool);
+    };
+    return boolName(*this) && boolName(o);
+  }
   switch (kind()) {
   case kNone: return true;
   case kString: return asString() == o.asString();

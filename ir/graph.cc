@@ -48,8 +48,13 @@ bool Graph::isNameUsed(std::string_view name) const {
 std::string Graph::uniqueName(const std::string &base) const {
   if (!isNameUsed(base))
     return base;
-  for (int i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
+  // Remember where the search for each base stopped (as TF's
+  // unique_name does), so naming n nodes alike is linear, not quadratic.
+  int &next = nextSuffix_[base];
+  if (next == 0)
+    next = 1;
+  for (;; ++next) {
+    std::string candidate = base + "_" + std::to_string(next);
     if (!isNameUsed(candidate))
       return candidate;
   }

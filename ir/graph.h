@@ -65,6 +65,7 @@ private:
   struct Edges;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unordered_map<std::string, NodeId> byName_;
+  mutable std::unordered_map<std::string, int> nextSuffix_;
   std::unique_ptr<Edges> edges_;
   bool finalized_ = false;
 };

@@ -34,6 +34,10 @@ void registerAllOps(OpRegistry &reg) {
   registerStateOps(reg);
   registerStringOps(reg);
   registerControlOps(reg);
+  registerDataFlowOps(reg);
+  registerIoOps(reg);
+  registerParsingOps(reg);
+  registerPipelineOps(reg);
 }
 
 const OpRegistry &opRegistry() {

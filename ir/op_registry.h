@@ -35,5 +35,9 @@ void registerRandomOps(OpRegistry &reg);
 void registerStateOps(OpRegistry &reg);
 void registerStringOps(OpRegistry &reg);
 void registerControlOps(OpRegistry &reg);
+void registerDataFlowOps(OpRegistry &reg); // ir/ops/data_flow_ops.cc
+void registerIoOps(OpRegistry &reg);      // ir/ops/io_ops.cc
+void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc
+void registerPipelineOps(OpRegistry &reg);
 
 } // namespace sluice::ir

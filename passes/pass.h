@@ -34,6 +34,9 @@ struct PassContext {
   /// new graph here, with feeds/fetches/targets above already renumbered
   /// into it; the pipeline then swaps it in for the next pass.
   std::unique_ptr<ir::Graph> replacement;
+  /// Findings that do not stop the pipeline (pipeline-check); each is a
+  /// located Status shown as a warning, or an error under --Werror.
+  std::vector<Status> warnings;
 };
 
 class Pass {

@@ -1,6 +1,7 @@
 // passes/pipeline.cc: the pass order (this file alone states it) and the
 // name -> factory table generated from passes.def.
 #include "passes/pipeline.h"
+#include "passes/pipeline_check.h"
 
 #include "passes/constant_folding.h"
 #include "passes/prune.h"
@@ -52,6 +53,8 @@ std::vector<std::string> pipelineOrder(const PipelineOptions &opts) {
   std::vector<std::string> order;
   if (opts.inferShapes)
     order.push_back("shape-inference");
+  if (opts.checkPipelines)
+    order.push_back("pipeline-check");
   // Prune first so folding only evaluates what the step needs; prune
   // again to drop the nodes folding disconnected.
   order.push_back("prune");

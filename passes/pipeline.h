@@ -14,6 +14,9 @@ namespace sluice::passes {
 struct PipelineOptions {
   /// Re-infer shapes first (graphs read from text).
   bool inferShapes = false;
+  /// Run pipeline-check first (compile; it needs the whole graph, not a
+  /// step's pruned one).
+  bool checkPipelines = false;
   /// After each run of the pass named `printAfter` ("all": every pass),
   /// `afterPass` is called with the graph as that pass left it.
   std::string printAfter;

@@ -286,15 +286,30 @@ void installGraphBuiltins(EvaluatorImpl &evaluator, Env &env) {
         }));
   });
   def(env, "colocate_with", [](EvaluatorImpl &ev, CallArgs &a) {
+    checkKeywords(a, "colocate_with", {"op", "ignore_existing"});
     const Value &v = requireArg(a, 0, "op", "colocate_with");
+    bool ignoreExisting = ev.truthy(argOr(a, 1, "ignore_existing", Value::boolean(false)), a.loc);
+    if (v.isNone() && !ignoreExisting)
+      throwError(Code::kValueError,
+                 "Trying to reset colocation (op is None) but ignore_existing is not True",
+                 a.loc);
     std::vector<std::string> names;
     if (auto var = v.objectAs<VariableObject>())
       names.push_back(ev.graph().graph->node(var->info.handle).name());
     else if (!v.isNone())
       names.push_back(ev.graph().graph->node(nodeOf(ev, v, a.loc)).name());
     return Value::object(std::make_shared<ScopeObject>(
-        "colocate_with", [names](EvaluatorImpl &ev, const SourceLoc &) {
-          ev.ts().colocations.push_back(names);
+        "colocate_with", [names, ignoreExisting](EvaluatorImpl &ev, const SourceLoc &) {
+          ThreadState &t = ev.ts();
+          if (ignoreExisting)
+            t.colocations.clear();
+          if (!names.empty())
+            t.colocations.push_back(names);
+          // As in TF, colocation is stronger than the device scopes open
+          // outside it: ops inside take the colocated op's device.
+          DeviceScope reset;
+          reset.kind = DeviceScope::kClear;
+          t.devices.push_back(reset);
           return Value::none();
         }));
   });

@@ -37,8 +37,18 @@ void defShared(Env &env, const std::string &name, const std::string &op, Builtin
     bool opCall = anyTensorArg(a);
     for (const auto &[k, v] : a.keywords)
       opCall = opCall || k == "dtype" || k == "name";
-    if (opCall)
+    if (opCall) {
+      // TF's range(limit) with one number: start is 0.
+      if (op == "range" && a.positional.size() == 1 && !argAt(a, 99, "limit")) {
+        a.positional.insert(a.positional.begin(), Value::integer(0));
+        a.positionalLocs.insert(a.positionalLocs.begin(), a.loc);
+      }
+      if (op == "range" && !argAt(a, 2, "delta")) {
+        a.keywords.emplace_back("delta", Value::integer(1));
+        a.keywordLocs.push_back(a.loc);
+      }
       return ev.callOp(*ir::opRegistry().find(op), a);
+    }
     return host(ev, a);
   });
 }

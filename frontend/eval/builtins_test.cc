@@ -100,9 +100,13 @@ void installTestBuiltins(EvaluatorImpl &evaluator, Env &env) {
             ir::Dims dx, dy;
             auto vx = numbersOf(ev, x, std::nullopt, dx, a.loc);
             auto vy = numbersOf(ev, y, std::nullopt, dy, a.loc);
-            bool ok = vx.size() == vy.size() && (dx == dy || vy.size() == 1);
-            for (size_t i = 0; ok && i < vx.size(); ++i)
-              ok = std::fabs(vx[i] - vy[i]) <= tol || (std::isnan(vx[i]) && std::isnan(vy[i]));
+            // A single expected number is compared with every element.
+            bool scalar = vy.size() == 1 && dy.empty();
+            bool ok = scalar || (vx.size() == vy.size() && dx == dy);
+            for (size_t i = 0; ok && i < vx.size(); ++i) {
+              double want = scalar ? vy[0] : vy[i];
+              ok = std::fabs(vx[i] - want) <= tol || (std::isnan(vx[i]) && std::isnan(want));
+            }
             if (!ok)
               failTest("expect_near failed: got " + ev.repr(x, true) + ", expected " +
                            ev.repr(y, true) + " within " + std::to_string(tol),

@@ -207,7 +207,26 @@ ir::Output EvaluatorImpl::toTensor(const Value &v, std::optional<ir::DType> want
   if (auto var = v.objectAs<VariableObject>()) {
     if (var->graph != ts().graph)
       throwError(Code::kValueError, "variable belongs to another graph", loc);
-    return var->info.readValue;
+    // Inside control_dependencies the read itself must wait for the
+    // dependencies (TF1 reads a ref variable when its consumer runs), so
+    // the variable gets a fresh read there instead of the shared name/read.
+    std::vector<ir::NodeId> deps;
+    for (const auto &group : ts().controlDeps)
+      deps.insert(deps.end(), group.begin(), group.end());
+    if (deps.empty())
+      return var->info.readValue;
+    const ir::Node &handle = graph().graph->node(var->info.handle);
+    ir::NodeSpec read;
+    read.op = "read_variable";
+    read.name = graph().graph->uniqueName(handle.name() + "/read");
+    read.inputs = {{var->info.handle, 0}};
+    read.attrs = {{"dtype", handle.attr<ir::DType>("dtype")}};
+    read.controlInputs = std::move(deps);
+    read.colocateWith = {handle.name()};
+    read.loc = loc;
+    ir::Node &n = addNode(std::move(read), false);
+    n.setRequestedDevice(handle.requestedDevice());
+    return {n.id(), 0};
   }
   if (v.is(Value::kOp))
     throwError(Code::kTypeError,

@@ -75,6 +75,17 @@ Value compareOrdered(BinaryOp op, int c) {
 
 } // namespace
 
+/// Python's lexicographic order on lists and tuples of the same kind.
+int EvaluatorImpl::compareSequences(const Value &a, const Value &b, const SourceLoc &loc) {
+  const List &x = *a.asList(), &y = *b.asList();
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+    if (x[i].equals(y[i]))
+      continue;
+    return truthy(binary(BinaryOp::kLt, x[i], y[i], loc), loc) ? -1 : 1;
+  }
+  return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+}
+
 Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
                             const SourceLoc &loc) {
   auto unsupported = [&]() -> Value {
@@ -158,6 +169,9 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
     return unsupported();
   }
   if (a.isSequence() || b.isSequence()) {
+    if (a.kind() == b.kind() && (op == BinaryOp::kLt || op == BinaryOp::kLe ||
+                                 op == BinaryOp::kGt || op == BinaryOp::kGe))
+      return compareOrdered(op, compareSequences(a, b, loc));
     if (op == BinaryOp::kAdd && a.kind() == b.kind()) {
       List out = *a.asList();
       out.insert(out.end(), b.asList()->begin(), b.asList()->end());

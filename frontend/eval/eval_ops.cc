@@ -85,6 +85,22 @@ ir::Node &EvaluatorImpl::addNode(ir::NodeSpec spec, bool applyScopes) {
     }
     node->setRequestedDevice(device);
   }
+  if (applyScopes) {
+    // TF's colocation stack: the innermost colocated op with a device
+    // gives its device to the new op, overriding the device scopes.
+    for (auto group = t.colocations.rbegin(); group != t.colocations.rend(); ++group) {
+      const ir::Node *with = nullptr;
+      for (const auto &name : *group)
+        if (const ir::Node *n = g.graph->findNode(name); n && !n->requestedDevice().empty()) {
+          with = n;
+          break;
+        }
+      if (with) {
+        node->setRequestedDevice(with->requestedDevice());
+        break;
+      }
+    }
+  }
   return *node;
 }
 
@@ -180,7 +196,11 @@ Value EvaluatorImpl::callOp(const ir::OpDef &op, CallArgs &args) {
     for (const auto &[from, to] : op.aliases)
       if (key == from)
         key = to;
-    bool known = std::find(op.signature.begin(), op.signature.end(), key) != op.signature.end();
+    // Keywords are TF's Python argument names (the signature), or an
+    // attribute by its own name (split's num_split/size_splits behind
+    // num_or_size_splits).
+    bool known = std::find(op.signature.begin(), op.signature.end(), key) != op.signature.end() ||
+                 op.findAttr(key) != nullptr;
     if (!known)
       throwError(Code::kTypeError,
                  op.name + "() got an unexpected keyword argument '" + args.keywords[k].first + "'",
@@ -206,6 +226,22 @@ Value EvaluatorImpl::callOp(const ir::OpDef &op, CallArgs &args) {
       if (auto t = symbolicDType(v))
         types[in.typeAttr] = *t;
   }
+  // An op updating a variable (assign_add, count_up_to) takes its value
+  // type from the variable, so `assign_add(v, 1)` on an f32 v adds 1.0.
+  std::optional<std::string> typeFromVariable;
+  for (const auto &in : op.inputs) {
+    if (in.fixedType != ir::DType::kResource || !bound.count(in.name))
+      continue;
+    if (auto var = bound[in.name].first.objectAs<VariableObject>()) {
+      for (const auto &a : op.attrs)
+        if (a.type == ir::AttrType::kType && !types.count(a.name)) {
+          types[a.name] = *symbolicDType(bound[in.name].first);
+          typeFromVariable = a.name;
+          break;
+        }
+    }
+    break;
+  }
   std::vector<ir::Output> inputs;
   for (const auto &in : op.inputs) {
     auto it = bound.find(in.name);
@@ -221,13 +257,18 @@ Value EvaluatorImpl::callOp(const ir::OpDef &op, CallArgs &args) {
     else if (const ir::AttrDef *d = op.findAttr(in.typeAttr); d && d->defaultValue)
       want = std::get<ir::DType>(*d->defaultValue);
     if (in.fixedType == ir::DType::kResource) {
-      auto var = v.objectAs<VariableObject>();
-      if (!var)
+      auto handle = v.objectAs<HandleObject>();
+      if (handle) {
+        if (handle->handleGraph() != ts().graph)
+          throwError(Code::kValueError, "resource belongs to another graph", loc);
+        inputs.push_back(handle->handleOutput());
+        continue;
+      }
+      if (!v.is(Value::kTensor))
         throwError(Code::kTypeError,
-                   op.name + "() needs a variable for '" + in.name + "', got " + v.typeName(),
+                   op.name + "() needs a variable, queue or reader for '" + in.name +
+                       "', got " + v.typeName(),
                    loc);
-      inputs.push_back({var->info.handle, 0});
-      continue;
     }
     if (in.isList()) {
       if (!v.isSequence())
@@ -253,6 +294,9 @@ Value EvaluatorImpl::callOp(const ir::OpDef &op, CallArgs &args) {
       continue;
     attrs[a.name] = toAttr(*this, a, it->second.first, it->second.second);
   }
+  // An output-only type attr (count_up_to's T) is not bound from inputs.
+  if (typeFromVariable && !attrs.count(*typeFromVariable))
+    attrs[*typeFromVariable] = types[*typeFromVariable];
   if (op.findAttr("seed") && op.findAttr("seed2")) {
     std::optional<int64_t> opSeed;
     if (attrs.count("seed"))

@@ -3,6 +3,8 @@
 
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
+#include "passes/pipeline_check.h"
+#include <iostream>
 
 namespace sluice::frontend {
 
@@ -110,8 +112,18 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
       } else {
         throwError(Code::kTypeError, "a feed key must be a tensor, got " + k.typeName(), args.loc);
       }
-      ir::DType want = sess.graph->graph->node(target.node).outputType(target.index);
-      feeds.emplace_back(target, hostToTensor(v, want, args.loc));
+      const ir::Node &fed = sess.graph->graph->node(target.node);
+      ir::Tensor value = hostToTensor(v, fed.outputType(target.index), args.loc);
+      // TF's Session.run checks a feed against the static shape first
+      // (a ValueError in Python).
+      const ir::Shape &want = fed.outputShape(target.index);
+      if (!want.isCompatibleWith(ir::Shape(value.dims())))
+        throwError(Code::kValueError,
+                   "Cannot feed value of shape " + ir::Shape(value.dims()).str() +
+                       " for Tensor '" + fed.name() + ":" + std::to_string(target.index) +
+                       "', which has shape '" + want.str() + "'",
+                   args.loc);
+      feeds.emplace_back(target, std::move(value));
     }
   }
   rt::RunOptions ro;
@@ -143,6 +155,30 @@ rt::SessionOptions sessionOptions(EvaluatorImpl &ev, CallArgs &a) {
 }
 } // namespace
 
+void EvaluatorImpl::checkPipelinesAtRun(GraphContext &g) {
+  // Tests build broken pipelines on purpose; they assert on errors instead.
+  if (opts.mode != EvalMode::kRun)
+    return;
+  std::vector<Status> findings;
+  {
+    std::shared_lock lock(g.mutex);
+    findings = passes::checkPipelines(*g.graph);
+  }
+  for (Status &f : findings) {
+    if (!g.warnedNodes.insert(f.node()).second)
+      continue;
+    if (opts.werror)
+      throw LangError{f};
+    Diagnostic d;
+    d.severity = Severity::kWarning;
+    d.loc = f.loc();
+    d.message = f.message();
+    std::ostream &os = opts.err ? *opts.err : std::cerr;
+    std::string text = diags.format(d);
+    os << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+  }
+}
+
 void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<Env> &env) {
   CallArgs a;
   a.loc = s.loc;
@@ -158,6 +194,7 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
   checkKeywords(a, "session", {"config", "target", "graph"});
   rt::SessionOptions opts = sessionOptions(*this, a);
   GraphContext *g = ts().graph;
+  checkPipelinesAtRun(*g);
   auto created = rt::Session::create(g->graph.get(), &g->mutex, opts);
   if (!created.hasValue())
     throwStatus(created.takeStatus(), s.loc);
@@ -215,7 +252,8 @@ Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) 
   parent.callDepth = 0;
   auto blockEnv = std::make_shared<Env>(env);
   const Block *body = &e.body;
-  th->thread = std::thread([this, th, parent, blockEnv, body]() mutable {
+  const SourceLoc spawnLoc = e.loc;
+  th->thread = std::thread([this, th, parent, blockEnv, body, spawnLoc]() mutable {
     ThreadState state = parent;
     state.spawnScopes.emplace_back();
     tlsThreadState = &state;
@@ -223,9 +261,21 @@ Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) 
     Value result;
     std::optional<LangError> err;
     try {
+      // join() returns the block's last value: a `return`, or the value
+      // of a final expression statement.
       Value ret;
-      Flow f = execBlock(*body, blockEnv, ret);
-      result = f == Flow::kReturn ? ret : Value::none();
+      Flow f = Flow::kNormal;
+      for (size_t i = 0; i < body->size() && f == Flow::kNormal; ++i) {
+        const Stmt &st = *(*body)[i];
+        if (i + 1 == body->size() && st.kind == StmtKind::kExpr)
+          result = eval(*static_cast<const ExprStmt &>(st).expr, blockEnv);
+        else
+          f = exec(st, blockEnv, ret);
+      }
+      if (f == Flow::kReturn)
+        result = ret;
+      else if (f != Flow::kNormal)
+        throwError(Code::kValueError, "'break' or 'continue' outside a loop", spawnLoc);
     } catch (LangError &ex) {
       err = std::move(ex);
     }

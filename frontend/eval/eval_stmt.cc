@@ -125,12 +125,14 @@ Flow EvaluatorImpl::execBlock(const Block &b, const std::shared_ptr<Env> &env,
 
 namespace {
 
-/// Restores a ThreadState stack to its size on scope exit.
+/// Restores a ThreadState stack on scope exit. It keeps a copy, not just
+/// the size: control_dependencies(none) and colocate_with(none,
+/// ignore_existing: true) clear the outer entries for their block only.
 template <typename V> struct StackGuard {
   V &v;
-  size_t size;
-  explicit StackGuard(V &vec) : v(vec), size(vec.size()) {}
-  ~StackGuard() { v.resize(size); }
+  V saved;
+  explicit StackGuard(V &vec) : v(vec), saved(vec) {}
+  ~StackGuard() { v = std::move(saved); }
 };
 
 } // namespace

@@ -78,6 +78,10 @@ ir::DType toDType(const Value &v, const std::string &what, const SourceLoc &loc)
   if (v.is(Value::kString))
     if (auto t = ir::dtypeFromName(v.asString()))
       return *t;
+  // `bool` is both the dtype and the builtin bool(); TF accepts Python's
+  // bool as a dtype too.
+  if (v.is(Value::kBuiltin) && v.asBuiltin()->name == "bool")
+    return ir::DType::kBool;
   throwError(Code::kTypeError, what + " must be a dtype such as f32, got " + v.typeName(), loc);
 }
 

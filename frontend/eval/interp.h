@@ -100,6 +100,7 @@ public:
   Value callFunction(const Function &f, CallArgs &args);
   Value binary(BinaryOp op, const Value &a, const Value &b, const SourceLoc &loc);
   Value unary(UnaryOp op, const Value &a, const SourceLoc &loc);
+  int compareSequences(const Value &a, const Value &b, const SourceLoc &loc);
   Value getAttr(const Value &obj, const std::string &name, const SourceLoc &loc);
   Value index(const Value &obj, const IndexExpr &e, const std::shared_ptr<Env> &env);
   bool truthy(const Value &v, const SourceLoc &loc);
@@ -141,6 +142,8 @@ public:
   // --- sessions and threads (eval_session.cc) ---
   std::shared_ptr<SessionObject> currentSession(const SourceLoc &loc);
   void runSessionBlock(const SessionStmt &s, const std::shared_ptr<Env> &env);
+  /// Shows the static pipeline warnings once each (errors under --Werror).
+  void checkPipelinesAtRun(GraphContext &g);
   Value spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env);
   Value runFetches(SessionObject &sess, CallArgs &args);
 
@@ -165,6 +168,9 @@ void installHostBuiltins(EvaluatorImpl &ev, Env &env);
 void installGraphBuiltins(EvaluatorImpl &ev, Env &env);
 void installSessionBuiltins(EvaluatorImpl &ev, Env &env);
 void installTestBuiltins(EvaluatorImpl &ev, Env &env);
+void installQueueBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_queues.cc
+void installReaderBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_readers.cc
+void installPipelineBuiltins(EvaluatorImpl &ev, Env &env); // builtins_pipeline.cc
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);

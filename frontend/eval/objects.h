@@ -50,11 +50,21 @@ public:
   Status status;
 };
 
+/// An object backed by a resource handle node (variables, queues,
+/// readers): ops that take a resource input accept it directly.
+class HandleObject : public Object {
+public:
+  virtual GraphContext *handleGraph() const = 0;
+  virtual ir::Output handleOutput() const = 0;
+};
+
 /// A variable: its handle node, initializer and read value. Used as a
 /// tensor it reads (`name/read:0`).
-class VariableObject : public Object {
+class VariableObject : public HandleObject {
 public:
   VariableObject(GraphContext *g, VariableInfo info) : graph(g), info(info) {}
+  GraphContext *handleGraph() const override { return graph; }
+  ir::Output handleOutput() const override { return {info.handle, 0}; }
   std::string typeName() const override { return "variable"; }
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
   std::string repr() const override;

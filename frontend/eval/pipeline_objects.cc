@@ -1,0 +1,342 @@
+// frontend/eval/pipeline_objects.cc: Coordinator and QueueRunner, with
+// TF1's semantics (docs/tf1-semantics.md §4).
+#include "frontend/eval/pipeline_objects.h"
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+namespace sluice::frontend {
+
+namespace {
+
+/// Starts a native thread as a ThreadObject; `body` returns its error.
+std::shared_ptr<ThreadObject> startNative(std::string name,
+                                          std::function<std::optional<Status>()> body) {
+  auto th = std::make_shared<ThreadObject>();
+  th->name = std::move(name);
+  th->thread = std::thread([th, body = std::move(body)] {
+    std::optional<Status> err = body();
+    std::lock_guard<std::mutex> g(th->mu);
+    if (err)
+      th->error = LangError{*err};
+    th->done = true;
+    th->cv.notify_all();
+  });
+  return th;
+}
+
+bool isCleanStop(const Status &s) { return s.code() == Code::kOutOfRange; }
+
+} // namespace
+
+void CoordinatorObject::requestStop(EvaluatorImpl *ev, std::optional<Status> error,
+                                    const SourceLoc &loc) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (error && isCleanStop(*error))
+    error.reset();
+  if (joined_ && error) {
+    Status s = *error;
+    lock.unlock();
+    throwStatus(s, loc);
+  }
+  if (!stop_) {
+    if (error && !error_)
+      error_ = error;
+    stop_ = true;
+    cv_.notify_all();
+  }
+}
+
+bool CoordinatorObject::shouldStop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
+bool CoordinatorObject::waitForStop(double seconds) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (seconds < 0) {
+    cv_.wait(lock, [&] { return stop_; });
+    return true;
+  }
+  return cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return stop_; });
+}
+
+void CoordinatorObject::registerThread(std::shared_ptr<ThreadObject> t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  threads_.push_back(std::move(t));
+}
+
+void CoordinatorObject::join(EvaluatorImpl &ev, std::vector<std::shared_ptr<ThreadObject>> threads,
+                             double grace, bool ignoreLive, const SourceLoc &loc) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    threads.insert(threads.end(), threads_.begin(), threads_.end());
+  }
+  auto anyAlive = [&] {
+    for (auto &t : threads)
+      if (t->isAlive())
+        return true;
+    return false;
+  };
+  {
+    GilRelease release(ev.gil);
+    while (anyAlive() && !waitForStop(0.05)) {
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
+    auto wait = std::chrono::milliseconds(1);
+    while (anyAlive() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(wait);
+      wait = std::min(wait * 2, std::chrono::milliseconds(100));
+    }
+  }
+  std::string stragglers;
+  for (auto &t : threads)
+    if (t->isAlive())
+      stragglers += (stragglers.empty() ? "" : " ") + t->name;
+  std::optional<Status> err;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    joined_ = true;
+    threads_.clear();
+    err = error_;
+  }
+  // Finished threads are reaped so their errors are not raised twice.
+  for (auto &t : threads)
+    if (!t->isAlive()) {
+      t->joined = true;
+      if (t->thread.joinable()) {
+        GilRelease release(ev.gil);
+        t->thread.join();
+      }
+    }
+  if (err)
+    throw LangError{*err};
+  if (!stragglers.empty() && !ignoreLive)
+    throwError(Code::kRuntimeError,
+               "Coordinator stopped with threads still running: " + stragglers, loc);
+}
+
+std::optional<Value> CoordinatorObject::getAttr(EvaluatorImpl &, const std::string &name) {
+  auto self = std::static_pointer_cast<CoordinatorObject>(shared_from_this());
+  if (name == "request_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
+      Value ex = argOr(a, 0, "ex", Value::none());
+      std::optional<Status> s;
+      if (auto e = ex.objectAs<ErrorObject>())
+        s = e->status;
+      else if (!ex.isNone())
+        throwError(Code::kTypeError, "request_stop() takes an error (from catch ... as e)", a.loc);
+      self->requestStop(&ev, s, a.loc);
+      return Value::none();
+    });
+  if (name == "should_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
+      return Value::boolean(self->shouldStop());
+    });
+  if (name == "wait_for_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
+      Value t = argOr(a, 0, "timeout", Value::none());
+      double secs = t.isNone() ? -1 : toNumber(t, "timeout", a.loc);
+      GilRelease release(ev.gil);
+      return Value::boolean(self->waitForStop(secs));
+    });
+  if (name == "clear_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      self->stop_ = false;
+      self->joined_ = false;
+      self->error_.reset();
+      return Value::none();
+    });
+  if (name == "register_thread")
+    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &a) {
+      auto t = requireArg(a, 0, "thread", "register_thread").objectAs<ThreadObject>();
+      if (!t)
+        throwError(Code::kTypeError, "register_thread() needs a thread", a.loc);
+      self->registerThread(t);
+      return Value::none();
+    });
+  if (name == "join")
+    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
+      checkKeywords(a, "join", {"threads", "stop_grace_period_secs", "ignore_live_threads"});
+      std::vector<std::shared_ptr<ThreadObject>> threads;
+      Value ts = argOr(a, 0, "threads", Value::none());
+      if (!ts.isNone())
+        for (const Value &t : ev.iterate(ts, a.loc)) {
+          auto th = t.objectAs<ThreadObject>();
+          if (!th)
+            throwError(Code::kTypeError, "join() needs a list of threads", a.loc);
+          threads.push_back(th);
+        }
+      double grace = toNumber(argOr(a, 1, "stop_grace_period_secs", Value::integer(120)),
+                              "stop_grace_period_secs", a.loc);
+      bool ignore = ev.truthy(argOr(a, 2, "ignore_live_threads", Value::boolean(false)), a.loc);
+      self->join(ev, std::move(threads), grace, ignore, a.loc);
+      return Value::none();
+    });
+  if (name == "stop_on_exception") {
+    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
+      class StopOnException : public ContextObject {
+      public:
+        explicit StopOnException(std::shared_ptr<CoordinatorObject> c) : coord(std::move(c)) {}
+        std::string typeName() const override { return "stop_on_exception"; }
+        Value enter(EvaluatorImpl &, const SourceLoc &) override { return Value::none(); }
+        bool exitWithError(EvaluatorImpl &ev, LangError &e) override {
+          if (e.testFailure)
+            return false;
+          coord->requestStop(&ev, e.status, e.status.loc());
+          return true; // reported to the coordinator and swallowed, as TF
+        }
+        std::shared_ptr<CoordinatorObject> coord;
+      };
+      return Value::object(std::make_shared<StopOnException>(self));
+    });
+  }
+  return std::nullopt;
+}
+
+std::vector<std::shared_ptr<ThreadObject>>
+QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObject> sess,
+                                 std::shared_ptr<CoordinatorObject> coord, bool start,
+                                 const SourceLoc &loc) {
+  std::vector<std::shared_ptr<ThreadObject>> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // TF returns [] while this runner's threads for the session still run.
+    for (auto &t : live_)
+      if (t->isAlive())
+        return out;
+    live_.clear();
+    running_ = static_cast<int>(enqueueOps.size());
+  }
+  (void)start; // threads start at once; `start: false` has no use without .start()
+  auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
+  rt::Session *session = sess->session.get();
+  for (size_t i = 0; i < enqueueOps.size(); ++i) {
+    ir::NodeId op = enqueueOps[i];
+    std::string name = "queue_runner_" + graph->graph->node(op).name();
+    out.push_back(startNative(name, [self, sess, session, coord, op]() -> std::optional<Status> {
+      bool decremented = false;
+      std::optional<Status> failure;
+      while (!(coord && coord->shouldStop())) {
+        auto r = session->run({}, {}, {op});
+        if (r.hasValue())
+          continue;
+        Status s = r.takeStatus();
+        if (s.code() == Code::kOutOfRange) {
+          // The queue upstream closed: the last thread to end closes ours,
+          // so end of input flows down a chain of queues.
+          bool last;
+          {
+            std::lock_guard<std::mutex> lock(self->mu_);
+            last = --self->running_ == 0;
+            decremented = true;
+          }
+          if (last && self->closeOp != ir::kNoNode)
+            (void)session->run({}, {}, {self->closeOp});
+          break;
+        }
+        failure = s;
+        break;
+      }
+      if (!decremented) {
+        std::lock_guard<std::mutex> lock(self->mu_);
+        --self->running_;
+      }
+      if (failure) {
+        if (coord) {
+          coord->requestStop(nullptr, failure, {});
+        } else {
+          std::lock_guard<std::mutex> lock(self->mu_);
+          self->exceptions_.push_back(*failure);
+          std::cerr << "Exception in queue_runner: " << failure->toString() << "\n";
+        }
+      }
+      return std::nullopt; // errors go to the coordinator, as in TF
+    }));
+  }
+  if (coord && cancelOp != ir::kNoNode) {
+    ir::NodeId cancel = cancelOp;
+    out.push_back(startNative("queue_runner_close_on_stop", [sess, session, coord, cancel]() {
+      // A runner must not outlive its session waiting for a stop that
+      // nobody will request.
+      while (!coord->waitForStop(0.05))
+        if (session->isClosed())
+          return std::optional<Status>();
+      if (!session->isClosed())
+        (void)session->run({}, {}, {cancel});
+      return std::optional<Status>();
+    }));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_ = out;
+  }
+  if (coord)
+    for (auto &t : out)
+      coord->registerThread(t);
+  ThreadState &t = ev.ts();
+  for (auto &th : out) {
+    if (!t.spawnScopes.empty())
+      t.spawnScopes.back().push_back(th);
+    else
+      ev.topLevelThreads.push_back(th);
+  }
+  (void)loc;
+  return out;
+}
+
+std::optional<Value> QueueRunnerObject::getAttr(EvaluatorImpl &, const std::string &name) {
+  auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
+  if (name == "queue")
+    return queue;
+  if (name == "enqueue_ops") {
+    List ops;
+    for (ir::NodeId id : enqueueOps)
+      ops.push_back(Value::op(graph, id));
+    return Value::list(std::move(ops));
+  }
+  if (name == "close_op")
+    return closeOp == ir::kNoNode ? Value::none() : Value::op(graph, closeOp);
+  if (name == "cancel_op")
+    return cancelOp == ir::kNoNode ? Value::none() : Value::op(graph, cancelOp);
+  if (name == "exceptions_raised") {
+    std::lock_guard<std::mutex> lock(mu_);
+    List errs;
+    for (const Status &s : exceptions_)
+      errs.push_back(Value::object(std::make_shared<ErrorObject>(s)));
+    return Value::list(std::move(errs));
+  }
+  if (name == "create_threads")
+    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
+      checkKeywords(a, "create_threads", {"sess", "coord", "daemon", "start"});
+      // TF's create_threads(sess, coord, ...): the session is optional here
+      // and defaults to the innermost open one.
+      std::shared_ptr<SessionObject> sess;
+      std::shared_ptr<CoordinatorObject> coord;
+      for (const Value &v : a.positional) {
+        if (auto s = v.objectAs<SessionObject>())
+          sess = s;
+        else if (auto c = v.objectAs<CoordinatorObject>())
+          coord = c;
+      }
+      if (const Value *c = argAt(a, 999, "coord"); c && !c->isNone()) {
+        coord = c->objectAs<CoordinatorObject>();
+        if (!coord)
+          throwError(Code::kTypeError, "coord must be a coordinator()", a.loc);
+      }
+      if (const Value *s = argAt(a, 999, "sess"); s && !s->isNone())
+        sess = s->objectAs<SessionObject>();
+      if (!sess)
+        sess = ev.currentSession(a.loc);
+      bool start = ev.truthy(argOr(a, 999, "start", Value::boolean(false)), a.loc);
+      List out;
+      for (auto &t : self->createThreads(ev, sess, coord, start, a.loc))
+        out.push_back(Value::object(t));
+      return Value::list(std::move(out));
+    });
+  return std::nullopt;
+}
+
+} // namespace sluice::frontend

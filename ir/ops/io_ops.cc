@@ -1,0 +1,221 @@
+// ir/ops/io_ops.cc: reader op rows (TF1's ReaderV2 family, resource
+// handles) and the small file ops: read_file, write_file, matching_files,
+// tf_record_write.
+#include "ir/inference.h"
+#include "ir/op_registry.h"
+
+namespace sluice::ir {
+
+namespace {
+
+using AT = AttrType;
+
+// TF checks reader attrs when the kernel is built; checking them here too
+// gives the same message at graph construction.
+Status checkNonNegative(InferenceContext &c, const char *attr) {
+  int64_t v = c.attr<int64_t>(attr);
+  if (v < 0)
+    return c.error(std::string(attr) + " must be >= 0 not " + std::to_string(v));
+  return Status::ok();
+}
+
+Status vectorOutputs(InferenceContext &c) {
+  for (int i = 0; i < c.numOutputs(); ++i)
+    c.setOutput(i, Shape({-1}));
+  return Status::ok();
+}
+
+Status readUpToShape(InferenceContext &c) {
+  const Shape &n = c.inputShape(2);
+  if (n.hasRank() && n.rank() != 0)
+    return c.error("Shape must be rank 0 but is rank " + std::to_string(n.rank()) +
+                   " for 'num_records'");
+  // A constant num_records bounds, but does not fix, the count.
+  return vectorOutputs(c);
+}
+
+Status scalarInput(InferenceContext &c, int i, const char *what) {
+  const Shape &s = c.inputShape(i);
+  if (s.hasRank() && s.rank() != 0)
+    return c.error(std::string(what) + " must be a scalar, got shape " + s.str());
+  return Status::ok();
+}
+
+OpDefBuilder readerRow(const char *name) {
+  OpDefBuilder b(name);
+  b.output("reader_handle: resource");
+  return b;
+}
+
+} // namespace
+
+void registerIoOps(OpRegistry &reg) {
+  reg.add(readerRow("text_line_reader")
+              .attr("skip_header_lines", AT::kInt, int64_t{0})
+              .attr("container", AT::kString, std::string())
+              .attr("shared_name", AT::kString, std::string())
+              .signature("skip_header_lines, container, shared_name")
+              .stateful()
+              .shape([](InferenceContext &c) {
+                SLUICE_TRY(checkNonNegative(c, "skip_header_lines"));
+                return scalarShape(c);
+              })
+              .doc("A reader of text lines: key '<file>:<line>', value the "
+                   "line without its newline.")
+              .build());
+
+  reg.add(readerRow("fixed_length_record_reader")
+              .attr("record_bytes", AT::kInt)
+              .attr("header_bytes", AT::kInt, int64_t{0})
+              .attr("footer_bytes", AT::kInt, int64_t{0})
+              .attr("hop_bytes", AT::kInt, int64_t{0})
+              .attr("encoding", AT::kString, std::string())
+              .attr("container", AT::kString, std::string())
+              .attr("shared_name", AT::kString, std::string())
+              .signature("record_bytes, header_bytes, footer_bytes, hop_bytes, "
+                         "encoding, container, shared_name")
+              .stateful()
+              .shape([](InferenceContext &c) {
+                int64_t rb = c.attr<int64_t>("record_bytes");
+                if (rb <= 0)
+                  return c.error("record_bytes must be > 0 not " + std::to_string(rb));
+                SLUICE_TRY(checkNonNegative(c, "header_bytes"));
+                SLUICE_TRY(checkNonNegative(c, "footer_bytes"));
+                SLUICE_TRY(checkNonNegative(c, "hop_bytes"));
+                // TODO(#3): ZLIB and GZIP encodings.
+                if (!c.attr<std::string>("encoding").empty())
+                  return c.error("encoding '" + c.attr<std::string>("encoding") +
+                                 "' is not supported (only '')");
+                return scalarShape(c);
+              })
+              .doc("A reader of fixed-size records: key '<file>:<index>'.")
+              .build());
+
+  reg.add(readerRow("whole_file_reader")
+              .attr("container", AT::kString, std::string())
+              .attr("shared_name", AT::kString, std::string())
+              .signature("container, shared_name")
+              .stateful()
+              .shape(scalarShape)
+              .doc("A reader yielding each file whole: key '<file>'.")
+              .build());
+
+  reg.add(readerRow("tf_record_reader")
+              .attr("container", AT::kString, std::string())
+              .attr("shared_name", AT::kString, std::string())
+              .attr("compression_type", AT::kString, std::string())
+              .signature("container, shared_name, compression_type")
+              .stateful()
+              .shape([](InferenceContext &c) {
+                if (!c.attr<std::string>("compression_type").empty())
+                  return c.error("compression_type '" +
+                                 c.attr<std::string>("compression_type") +
+                                 "' is not supported (only '')");
+                return scalarShape(c);
+              })
+              .doc("A reader of TFRecord files: key '<file>:<offset>'.")
+              .build());
+
+  reg.add(OpDefBuilder("reader_read")
+              .input("reader_handle: resource")
+              .input("queue_handle: resource")
+              .output("key: string")
+              .output("value: string")
+              .signature("reader_handle, queue_handle")
+              .stateful()
+              .async()
+              .shape(scalarShape)
+              .doc("The next record; dequeues a filename when the reader "
+                   "has no current file.")
+              .build());
+
+  reg.add(OpDefBuilder("reader_read_up_to")
+              .input("reader_handle: resource")
+              .input("queue_handle: resource")
+              .input("num_records: i64")
+              .output("keys: string")
+              .output("values: string")
+              .signature("reader_handle, queue_handle, num_records")
+              .stateful()
+              .async()
+              .shape(readUpToShape)
+              .doc("1..num_records records from one file (never two).")
+              .build());
+
+  for (const char *name : {"reader_num_records_produced",
+                           "reader_num_work_units_completed"})
+    reg.add(OpDefBuilder(name)
+                .input("reader_handle: resource")
+                .output("output: i64")
+                .signature("reader_handle")
+                .stateful()
+                .shape(scalarShape)
+                .build());
+
+  reg.add(OpDefBuilder("reader_reset")
+              .input("reader_handle: resource")
+              .signature("reader_handle")
+              .stateful()
+              .doc("Zeroes the reader's counters and drops its current file.")
+              .build());
+
+  reg.add(OpDefBuilder("read_file")
+              .input("filename: string")
+              .output("contents: string")
+              .signature("filename")
+              .stateful()
+              .expensive()
+              .shape([](InferenceContext &c) {
+                SLUICE_TRY(scalarInput(c, 0, "filename"));
+                return scalarShape(c);
+              })
+              .doc("The whole content of a file.")
+              .build());
+
+  reg.add(OpDefBuilder("write_file")
+              .input("filename: string")
+              .input("contents: string")
+              .signature("filename, contents")
+              .stateful()
+              .expensive()
+              .shape([](InferenceContext &c) {
+                SLUICE_TRY(scalarInput(c, 0, "filename"));
+                return scalarInput(c, 1, "contents");
+              })
+              .doc("Writes contents to a file, replacing it.")
+              .build());
+
+  reg.add(OpDefBuilder("matching_files")
+              .input("pattern: string")
+              .output("filenames: string")
+              .signature("pattern")
+              .stateful()
+              .shape([](InferenceContext &c) {
+                const Shape &s = c.inputShape(0);
+                if (s.hasRank() && s.rank() > 1)
+                  return c.error("pattern must be a scalar or a vector, got shape " +
+                                 s.str());
+                return vectorOutputs(c);
+              })
+              .doc("The files matching glob patterns, sorted.")
+              .build());
+
+  reg.add(OpDefBuilder("tf_record_write")
+              .input("filename: string")
+              .input("records: string")
+              .signature("filename, records")
+              .stateful()
+              .expensive()
+              .shape([](InferenceContext &c) {
+                SLUICE_TRY(scalarInput(c, 0, "filename"));
+                const Shape &s = c.inputShape(1);
+                if (s.hasRank() && s.rank() > 1)
+                  return c.error("records must be a scalar or a vector, got shape " +
+                                 s.str());
+                return Status::ok();
+              })
+              .doc("Writes records as a TFRecord file (for tests and tools).")
+              .build());
+}
+
+} // namespace sluice::ir
