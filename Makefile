@@ -34,11 +34,15 @@ bench: build
 fuzz: deps
 	@bash scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
+# The concurrency tests (executor, session, queues) under ThreadSanitizer.
+TSAN_TESTS = runtime_test queues_test
 tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_TSAN=ON -DSLUICE_TESTS=ON
-	cmake --build build-tsan -j $(JOBS) --target runtime_test
-	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
-	  ./build-tsan/tests/runtime/runtime_test
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)
+	for t in $(TSAN_TESTS); do \
+	  TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	    ./build-tsan/tests/$${t%_test}*/$$t || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD) build-tsan build-fuzz

@@ -496,4 +496,9 @@ Status QueueBase::matches(const QueueSpec &o) const {
   return Status::ok();
 }
 
+int64_t QueueBase::numBlockedDequeuers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(dequeueAttempts_.size());
+}
+
 } // namespace sluice::backend

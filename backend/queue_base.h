@@ -44,6 +44,7 @@ public:
                       TupleCallback done) override;
   void close(bool cancelPendingEnqueues, StatusCallback done) override;
   int64_t size() override;
+  int64_t numBlockedDequeuers() override;
   bool isClosed() override;
   const std::vector<ir::DType> &componentTypes() const override {
     return spec_.types;

@@ -39,6 +39,8 @@ public:
   /// Closes; with cancelPendingEnqueues, pending enqueues fail cancelled.
   virtual void close(bool cancelPendingEnqueues, StatusCallback done) = 0;
 
+  /// Dequeue attempts waiting right now (stall detection asks).
+  virtual int64_t numBlockedDequeuers() { return 0; }
   virtual int64_t size() = 0;
   virtual bool isClosed() = 0;
   virtual const std::vector<ir::DType> &componentTypes() const = 0;

@@ -415,13 +415,34 @@ Expected<std::vector<ir::Tensor>> Executor::run(const StepParams &params) const 
   {
     std::unique_lock<std::mutex> lock(s.mu);
     auto finished = [&] { return s.finished; };
-    if (params.deadline == std::chrono::steady_clock::time_point::max())
+    if (params.deadline == std::chrono::steady_clock::time_point::max() &&
+        !params.stallCheck) {
       s.cv.wait(lock, finished);
-    else if (!s.cv.wait_until(lock, params.deadline, finished)) {
-      lock.unlock();
-      s.recordError(-1, deadlineExceeded("Timed out waiting for notification"));
-      lock.lock();
-      s.cv.wait(lock, finished);
+    } else {
+      // Wake at the deadline, and every 100 ms to ask the stall check.
+      constexpr auto kPoll = std::chrono::milliseconds(100);
+      while (!finished()) {
+        auto now = std::chrono::steady_clock::now();
+        auto wakeAt = params.stallCheck ? std::min(params.deadline, now + kPoll)
+                                        : params.deadline;
+        if (s.cv.wait_until(lock, wakeAt, finished))
+          break;
+        std::optional<Status> failure;
+        if (std::chrono::steady_clock::now() >= params.deadline) {
+          failure = deadlineExceeded("Timed out waiting for notification");
+        } else if (params.stallCheck) {
+          lock.unlock();
+          failure = (*params.stallCheck)();
+          lock.lock();
+        }
+        if (failure) {
+          lock.unlock();
+          s.recordError(-1, std::move(*failure));
+          lock.lock();
+          s.cv.wait(lock, finished);
+          break;
+        }
+      }
     }
   }
 

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -26,6 +28,8 @@ struct ExecutorOptions {
 
 /// Per-step inputs. Everything here must outlive the run() call.
 struct StepParams {
+  /// Polled every 100 ms while the step waits; a Status fails the step.
+  const std::function<std::optional<Status>()> *stallCheck = nullptr;
   /// Values for the plan's feeds, in the order given to create().
   const std::vector<ir::Tensor> *feedValues = nullptr;
   backend::ResourceMgr *resources = nullptr;

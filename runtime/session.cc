@@ -211,6 +211,8 @@ Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   if (timeoutMs > 0)
     params.deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  if (opts.stallCheck)
+    params.stallCheck = &opts.stallCheck;
   auto result = compiled->executor->run(params);
   {
     std::lock_guard<std::mutex> lock(stepsMu_);

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -42,6 +44,9 @@ struct SessionOptions {
 /// TF's RunOptions.
 struct RunOptions {
   int64_t timeoutMs = 0; // 0: the session's operationTimeoutMs
+  /// Not in TF: polled while the step waits on blocked ops; a Status it
+  /// returns fails the step (the frontend's stall detection).
+  std::function<std::optional<Status>()> stallCheck;
 };
 
 class Session {

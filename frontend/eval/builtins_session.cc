@@ -16,7 +16,7 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                           {"device_count", "intra_op_parallelism_threads",
                            "inter_op_parallelism_threads", "allow_soft_placement",
                            "log_device_placement", "operation_timeout_in_ms",
-                           "device_filters", "deterministic"});
+                           "device_filters", "deterministic", "stall_detection"});
             if (!a.positional.empty())
               throwError(Code::kTypeError, "config_proto() takes keyword arguments only", a.loc);
             auto c = std::make_shared<ConfigObject>();
@@ -44,6 +44,8 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                 c->options.allowSoftPlacement = ev.truthy(v, loc);
               } else if (key == "log_device_placement") {
                 c->options.logDevicePlacement = ev.truthy(v, loc);
+              } else if (key == "stall_detection") {
+                c->stallDetection = ev.truthy(v, loc);
               } else if (key == "deterministic") {
                 c->options.deterministic = ev.truthy(v, loc);
               } else if (key == "device_filters") {

@@ -2,6 +2,7 @@
 // `with`, errors, variables, device specs, sessions and threads.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <thread>
@@ -87,6 +88,7 @@ public:
   std::string typeName() const override { return "config_proto"; }
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
   rt::SessionOptions options;
+  bool stallDetection = true;
 };
 
 class ThreadObject;
@@ -101,6 +103,20 @@ public:
   GraphContext *graph;
   std::unique_ptr<rt::Session> session;
   bool closed = false;
+  /// Not in TF: a run blocked on a queue nothing can fill fails instead
+  /// of hanging (config_proto(stall_detection: false) turns it off).
+  bool stallDetection = true;
+};
+
+/// What the program is doing, for stall detection: threads alive (spawned
+/// and queue-runner threads) and session runs in flight, process-wide.
+inline std::atomic<int> gLiveThreads{0};
+inline std::atomic<int> gRunsInFlight{0};
+
+/// Counts a run in flight for its lifetime.
+struct RunInFlight {
+  RunInFlight() { gRunsInFlight.fetch_add(1); }
+  ~RunInFlight() { gRunsInFlight.fetch_sub(1); }
 };
 
 /// A thread started by `spawn`.

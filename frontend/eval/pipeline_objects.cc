@@ -15,12 +15,14 @@ std::shared_ptr<ThreadObject> startNative(std::string name,
                                           std::function<std::optional<Status>()> body) {
   auto th = std::make_shared<ThreadObject>();
   th->name = std::move(name);
+  gLiveThreads.fetch_add(1);
   th->thread = std::thread([th, body = std::move(body)] {
     std::optional<Status> err = body();
     std::lock_guard<std::mutex> g(th->mu);
     if (err)
       th->error = LangError{*err};
     th->done = true;
+    gLiveThreads.fetch_sub(1);
     th->cv.notify_all();
   });
   return th;
@@ -220,7 +222,10 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
       bool decremented = false;
       std::optional<Status> failure;
       while (!(coord && coord->shouldStop())) {
-        auto r = session->run({}, {}, {op});
+        auto r = [&] {
+          RunInFlight inFlight;
+          return session->run({}, {}, {op});
+        }();
         if (r.hasValue())
           continue;
         Status s = r.takeStatus();

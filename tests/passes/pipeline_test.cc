@@ -13,7 +13,7 @@ using testing::TestGraph;
 
 TEST(PipelineTest, RegistryListsEveryPass) {
   EXPECT_EQ(passNames(), (std::vector<std::string>{"shape-inference", "prune",
-                                                   "constant-folding"}));
+                                                   "constant-folding", "pipeline-check"}));
   EXPECT_EQ(pipelineOrder({}),
             (std::vector<std::string>{"prune", "constant-folding", "prune"}));
   PipelineOptions withShapes;
@@ -68,7 +68,7 @@ TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
   Status s = runPipeline(t.owned(), ctx, opts);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown pass 'constant-fold' (valid passes: "
-                         "shape-inference, prune, constant-folding)");
+                         "shape-inference, prune, constant-folding, pipeline-check)");
   EXPECT_FALSE(createPass("nope").hasValue());
 }
 
