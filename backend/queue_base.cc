@@ -32,7 +32,7 @@ std::string queueShapeString(const ir::Shape &s) {
 
 ir::Tensor sliceRow(const ir::Tensor &batch, int64_t row) {
   ir::Dims dims(batch.dims().begin() + 1, batch.dims().end());
-  ir::Tensor out = ir::Tensor::uninitialized(batch.dtype(), dims);
+  ir::Tensor out = ir::Tensor::uninitialized(batch.dtype(), std::move(dims));
   int64_t n = out.numElements();
   if (ir::isPod(batch.dtype())) {
     size_t bytes = out.byteSize();

@@ -68,9 +68,12 @@ std::shared_ptr<QueueRunnerObject> makeRunner(EvaluatorImpl &ev, const Value &qu
 }
 
 /// A local variable (TF's LOCAL_VARIABLES collection), e.g. epoch counters.
-Value localVariable(EvaluatorImpl &ev, Value init, const std::string &name, const SourceLoc &loc) {
+Value localVariable(EvaluatorImpl &ev, Value init, const std::string &name, const SourceLoc &loc,
+                    bool validateShape = true) {
   Value var = invoke(ev, builtin(ev, "variable"), {std::move(init)},
-                     {{"name", Value::string(name)}}, loc);
+                     {{"name", Value::string(name)},
+                      {"validate_shape", Value::boolean(validateShape)}},
+                     loc);
   auto obj = var.objectAs<VariableObject>();
   GraphContext &g = ev.graph();
   g.globalVariables.pop_back();
@@ -171,6 +174,7 @@ std::vector<ir::Shape> batchShapes(EvaluatorImpl &ev, const std::vector<ir::Outp
 struct BatchArgs {
   std::vector<Value> tensorLists; // one per enqueue thread (the _join forms)
   Value keys;                     // dict keys when tensors were a dict
+  bool single = false;            // one bare tensor in, one tensor out (as TF)
   int64_t batchSize = 0;
   int64_t numThreads = 1;
   int64_t capacity = 32;
@@ -257,6 +261,8 @@ Value buildBatch(EvaluatorImpl &ev, BatchArgs b, const SourceLoc &loc) {
       d->set(keys[i], (*out.asList())[i]);
     return Value::dict(d);
   }
+  if (b.single)
+    return (*out.asList())[0];
   return out;
 }
 
@@ -265,18 +271,39 @@ BatchArgs parseBatch(EvaluatorImpl &ev, CallArgs &a, const std::string &fn, bool
   b.shuffle = shuffle;
   b.name = shuffle ? "shuffle_batch" : "batch";
   const Value &tensors = requireArg(a, 0, join ? "tensors_list" : "tensors", fn);
+  bool first = true;
   auto flatten = [&](const Value &v) -> Value {
+    // The output takes the structure of the (first) input.
+    bool isFirst = first;
+    first = false;
     if (v.is(Value::kDict)) {
+      const Dict &d = *v.asDict();
       List keys, vals;
-      for (const auto &[k, x] : v.asDict()->items) {
+      if (!isFirst && b.keys.is(Value::kList)) {
+        // Later dicts of a _join are read in the first one's key order, so
+        // that each component lands in its own queue slot.
+        const List &want = *b.keys.asList();
+        for (const Value &k : want) {
+          const Value *x = d.find(k);
+          if (!x || d.items.size() != want.size())
+            throwError(Code::kValueError,
+                       "every tensor dict in tensors_list must have the same keys", a.loc);
+          vals.push_back(*x);
+        }
+        return Value::list(std::move(vals));
+      }
+      for (const auto &[k, x] : d.items) {
         keys.push_back(k);
         vals.push_back(x);
       }
-      b.keys = Value::list(std::move(keys));
+      if (isFirst)
+        b.keys = Value::list(std::move(keys));
       return Value::list(std::move(vals));
     }
     if (v.isSequence())
       return v;
+    if (isFirst)
+      b.single = true;
     return Value::list({v});
   };
   if (join)
@@ -379,6 +406,37 @@ void installPipelineBuiltins(EvaluatorImpl &evaluator, Env &env) {
     for (const auto &v : ev.graph().localVariables)
       out.push_back(Value::object(std::make_shared<VariableObject>(ev.ts().graph, v)));
     return Value::list(std::move(out));
+  });
+  def(env, "match_filenames_once", [](EvaluatorImpl &ev, CallArgs &a) {
+    checkKeywords(a, "match_filenames_once", {"pattern", "name"});
+    Value pattern = requireArg(a, 0, "pattern", "match_filenames_once");
+    Value nameV = argOr(a, 1, "name", Value::none());
+    std::string base = nameV.isNone() ? "matching_filenames" : toStr(nameV, "name", a.loc);
+    // As TF: the glob runs once, when local_variables_initializer assigns
+    // it, and the variable (not the op) is what consumers read.
+    ThreadState &t = ev.ts();
+    std::string scope = ev.scopedName(base);
+    t.nameScopes.push_back(scope + "/");
+    Value files;
+    try {
+      files = invoke(ev, builtin(ev, "matching_files"), {pattern}, {}, a.loc);
+    } catch (...) {
+      t.nameScopes.pop_back();
+      throw;
+    }
+    t.nameScopes.pop_back();
+    // `scope` is already a full name: an empty scope keeps it from being
+    // prefixed twice.
+    t.nameScopes.push_back("");
+    Value var;
+    try {
+      var = localVariable(ev, files, scope, a.loc, /*validateShape=*/false);
+    } catch (...) {
+      t.nameScopes.pop_back();
+      throw;
+    }
+    t.nameScopes.pop_back();
+    return var;
   });
   def(env, "limit_epochs", [](EvaluatorImpl &ev, CallArgs &a) {
     return limitEpochs(ev, requireArg(a, 0, "tensor", "limit_epochs"),

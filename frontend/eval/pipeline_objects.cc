@@ -2,6 +2,7 @@
 // TF1's semantics (docs/tf1-semantics.md §4).
 #include "frontend/eval/pipeline_objects.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -32,14 +33,17 @@ bool isCleanStop(const Status &s) { return s.code() == Code::kOutOfRange; }
 
 } // namespace
 
-void CoordinatorObject::requestStop(EvaluatorImpl *ev, std::optional<Status> error,
-                                    const SourceLoc &loc) {
+std::optional<Status> CoordinatorObject::requestStop(EvaluatorImpl *ev,
+                                                     std::optional<Status> error,
+                                                     const SourceLoc &loc) {
   std::unique_lock<std::mutex> lock(mu_);
   if (error && isCleanStop(*error))
     error.reset();
   if (joined_ && error) {
     Status s = *error;
     lock.unlock();
+    if (!ev)
+      return s;
     throwStatus(s, loc);
   }
   if (!stop_) {
@@ -48,6 +52,7 @@ void CoordinatorObject::requestStop(EvaluatorImpl *ev, std::optional<Status> err
     stop_ = true;
     cv_.notify_all();
   }
+  return std::nullopt;
 }
 
 bool CoordinatorObject::shouldStop() {
@@ -74,6 +79,15 @@ void CoordinatorObject::join(EvaluatorImpl &ev, std::vector<std::shared_ptr<Thre
   {
     std::lock_guard<std::mutex> lock(mu_);
     threads.insert(threads.end(), threads_.begin(), threads_.end());
+  }
+  // TF joins the union of both sets: a runner thread is registered and
+  // usually passed too, and must be named once.
+  {
+    std::vector<std::shared_ptr<ThreadObject>> unique;
+    for (auto &t : threads)
+      if (std::find(unique.begin(), unique.end(), t) == unique.end())
+        unique.push_back(t);
+    threads = std::move(unique);
   }
   auto anyAlive = [&] {
     for (auto &t : threads)
@@ -103,10 +117,17 @@ void CoordinatorObject::join(EvaluatorImpl &ev, std::vector<std::shared_ptr<Thre
     threads_.clear();
     err = error_;
   }
-  // Finished threads are reaped so their errors are not raised twice.
+  // Finished threads are reaped. A thread's own error (one it did not
+  // report to the coordinator) is not the coordinator's to raise, as in TF,
+  // but it must not vanish either: such a thread stays unjoined, so its
+  // h.join() or the session's end re-raises it.
   for (auto &t : threads)
     if (!t->isAlive()) {
-      t->joined = true;
+      {
+        std::lock_guard<std::mutex> g(t->mu);
+        if (!t->error)
+          t->joined = true;
+      }
       if (t->thread.joinable()) {
         GilRelease release(ev.gil);
         t->thread.join();
@@ -203,18 +224,19 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
                                  std::shared_ptr<CoordinatorObject> coord, bool start,
                                  const SourceLoc &loc) {
   std::vector<std::shared_ptr<ThreadObject>> out;
+  rt::Session *session = sess->session.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
     // TF returns [] while this runner's threads for the session still run.
-    for (auto &t : live_)
+    PerSession &ps = sessions_[session];
+    for (auto &t : ps.live)
       if (t->isAlive())
         return out;
-    live_.clear();
-    running_ = static_cast<int>(enqueueOps.size());
+    ps.live.clear();
+    ps.running = static_cast<int>(enqueueOps.size());
   }
   (void)start; // threads start at once; `start: false` has no use without .start()
   auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
-  rt::Session *session = sess->session.get();
   for (size_t i = 0; i < enqueueOps.size(); ++i) {
     ir::NodeId op = enqueueOps[i];
     std::string name = "queue_runner_" + graph->graph->node(op).name();
@@ -235,7 +257,7 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
           bool last;
           {
             std::lock_guard<std::mutex> lock(self->mu_);
-            last = --self->running_ == 0;
+            last = --self->sessions_[session].running == 0;
             decremented = true;
           }
           if (last && self->closeOp != ir::kNoNode)
@@ -247,11 +269,14 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
       }
       if (!decremented) {
         std::lock_guard<std::mutex> lock(self->mu_);
-        --self->running_;
+        --self->sessions_[session].running;
       }
       if (failure) {
         if (coord) {
-          coord->requestStop(nullptr, failure, {});
+          // Reported too late (the coordinator was joined): as in TF, the
+          // thread dies with the error, which its join() then raises.
+          if (auto late = coord->requestStop(nullptr, failure, {}))
+            return late;
         } else {
           std::lock_guard<std::mutex> lock(self->mu_);
           self->exceptions_.push_back(*failure);
@@ -276,7 +301,7 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    live_ = out;
+    sessions_[session].live = out;
   }
   if (coord)
     for (auto &t : out)

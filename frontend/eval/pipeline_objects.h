@@ -4,6 +4,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -17,8 +18,11 @@ public:
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
 
   /// Sets the stop flag; keeps the first error that is not a clean stop
-  /// (out_of_range). After join() returned, an error is raised at once.
-  void requestStop(EvaluatorImpl *ev, std::optional<Status> error, const SourceLoc &loc);
+  /// (out_of_range). After join() returned, an error is raised at once:
+  /// thrown when `ev` is set, else (a native runner thread, where nothing
+  /// could catch it) returned, for that thread to die with.
+  std::optional<Status> requestStop(EvaluatorImpl *ev, std::optional<Status> error,
+                                    const SourceLoc &loc);
   bool shouldStop();
   /// Waits up to `seconds` (forever if negative) for a stop request.
   bool waitForStop(double seconds);
@@ -55,9 +59,14 @@ public:
   GraphContext *graph = nullptr;
 
 private:
+  /// TF's _runs_per_session: the threads of one session and how many of
+  /// its enqueue threads still run (the last one to end runs close_op).
+  struct PerSession {
+    int running = 0;
+    std::vector<std::shared_ptr<ThreadObject>> live;
+  };
   std::mutex mu_;
-  int running_ = 0;
-  std::vector<std::shared_ptr<ThreadObject>> live_;
+  std::map<const void *, PerSession> sessions_;
   std::vector<Status> exceptions_;
 };
 
