@@ -16,6 +16,7 @@
 namespace sluice::backend {
 
 class ResourceMgr;
+class FunctionRuntime;
 
 /// Per-step, per-node arguments of one kernel invocation.
 class KernelContext {
@@ -30,6 +31,8 @@ public:
     CancellationManager *cancellation = nullptr;
     int intraOpThreads = 1;
     int64_t stepId = 0;
+    /// The functions of the graph being run (null when it has none).
+    FunctionRuntime *functions = nullptr;
   };
   explicit KernelContext(const Params &p) : p_(p) {}
 
@@ -49,6 +52,7 @@ public:
   CancellationManager *cancellation() const { return p_.cancellation; }
   int intraOpThreads() const { return p_.intraOpThreads; }
   int64_t stepId() const { return p_.stepId; }
+  FunctionRuntime *functions() const { return p_.functions; }
 
   /// Records a failure; the executor adds the node name and location.
   void fail(Status s) {

@@ -38,6 +38,7 @@ void registerAllKernels(KernelRegistry &reg) {
   registerIoKernels(reg);
   registerParsingKernels(reg);
   registerPipelineKernels(reg);
+  registerDatasetKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

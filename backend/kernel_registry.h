@@ -51,5 +51,6 @@ void registerDataFlowKernels(KernelRegistry &reg); // backend/cpu/data_flow_kern
 void registerIoKernels(KernelRegistry &reg);      // backend/cpu/io_kernels.cc
 void registerParsingKernels(KernelRegistry &reg); // backend/cpu/parsing_kernels.cc
 void registerPipelineKernels(KernelRegistry &reg);
+void registerDatasetKernels(KernelRegistry &reg); // backend/cpu/dataset_kernels.cc
 
 } // namespace sluice::backend

@@ -58,9 +58,15 @@ public:
     for (auto &[k, r] : resources_)
       f(*r);
   }
+  /// Drops every resource. They are destroyed outside the lock: a
+  /// resource's destructor may join a thread (a prefetching iterator) that
+  /// is still looking resources up.
   void clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    resources_.clear();
+    std::map<std::pair<std::string, std::string>, std::shared_ptr<Resource>> doomed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      doomed.swap(resources_);
+    }
   }
 
 private:

@@ -18,6 +18,7 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installQueueBuiltins(*this, *builtins);
   installReaderBuiltins(*this, *builtins);
   installPipelineBuiltins(*this, *builtins);
+  installDatasetBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

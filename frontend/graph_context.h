@@ -34,6 +34,14 @@ struct GraphContext {
   /// Nodes a pipeline warning was already shown for.
   std::set<std::string> warnedNodes;
   std::optional<int64_t> graphSeed;
+
+  // Set while a function body (a dataset map or filter) is traced into
+  // this graph: tensors of `captureFrom` (or of its own enclosing graphs)
+  // used in the body become extra parameters, as TF captures them.
+  GraphContext *captureFrom = nullptr;
+  /// (outer output, the body's parameter standing for it), in order.
+  std::vector<std::pair<ir::Output, ir::Output>> captures;
+  int nextArgIndex = 0;
 };
 
 } // namespace sluice::frontend

@@ -102,6 +102,8 @@ std::string tensorText(const Tensor &t) {
       out += ", ";
     if (t.dtype() == DType::kString || t.dtype() == DType::kResource)
       out += quoted(t.strings()[i]);
+    else if (t.dtype() == DType::kVariant)
+      out += quoted(formatElement(t, i));
     else if (t.dtype() == DType::kF64)
       out += exactFloat(t.data<double>()[i]);
     else if (isFloating(t.dtype()))

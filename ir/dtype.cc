@@ -12,7 +12,7 @@ struct DTypeInfo {
   std::string_view tfName;
   size_t size;
 };
-constexpr std::array<DTypeInfo, 12> kInfo = {{
+constexpr std::array<DTypeInfo, 13> kInfo = {{
     {DType::kInvalid, "invalid", "invalid", 0},
     {DType::kF16, "f16", "float16", 2},
     {DType::kF32, "f32", "float32", 4},
@@ -25,6 +25,7 @@ constexpr std::array<DTypeInfo, 12> kInfo = {{
     {DType::kBool, "bool", "bool", 1},
     {DType::kString, "string", "string", 0},
     {DType::kResource, "resource", "resource", 0},
+    {DType::kVariant, "variant", "variant", 0},
 }};
 } // namespace
 

@@ -22,6 +22,7 @@ enum class DType : uint8_t {
   kBool,
   kString,
   kResource, // a handle to a runtime resource (variable, queue, reader)
+  kVariant,  // an opaque runtime value (a dataset), see VariantValue
 };
 
 /// The language's name: "f32", "i64", "string", ...
@@ -29,15 +30,17 @@ std::string_view dtypeName(DType t);
 /// TF's Python name: "float32", "int64", "string", ...
 std::string_view dtypeTfName(DType t);
 std::optional<DType> dtypeFromName(std::string_view name);
-/// Bytes per element; 0 for string and resource (not stored as raw bytes).
+/// Bytes per element; 0 for string, resource and variant (not raw bytes).
 size_t dtypeSize(DType t);
 bool isFloating(DType t);
 bool isInteger(DType t); // signed or unsigned, not bool
 bool isSigned(DType t);
 bool isNumeric(DType t); // floating or integer
-/// Whether raw-byte storage is used (everything but string and resource).
+/// Whether raw-byte storage is used (everything but string, resource and
+/// variant).
 inline bool isPod(DType t) {
-  return t != DType::kString && t != DType::kResource && t != DType::kInvalid;
+  return t != DType::kString && t != DType::kResource && t != DType::kVariant &&
+         t != DType::kInvalid;
 }
 
 /// IEEE half precision stored as bits; arithmetic goes through float.

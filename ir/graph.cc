@@ -408,6 +408,7 @@ std::unique_ptr<Graph> Graph::clone() const {
   }
   g->edges_->g = edges_->g;
   g->finalized_ = finalized_;
+  g->functions_ = functions_; // bodies are immutable and shared
   return g;
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/function.h"
 #include "ir/node.h"
 #include "support/status.h"
 
@@ -61,6 +62,10 @@ public:
   /// Re-runs dtype/shape inference on one node (after its inputs changed).
   Status reinfer(NodeId id);
 
+  /// The functions this graph's nodes name (map and filter bodies).
+  FunctionLibrary &functions() { return functions_; }
+  const FunctionLibrary &functions() const { return functions_; }
+
 private:
   struct Edges;
   std::vector<std::unique_ptr<Node>> nodes_;
@@ -68,6 +73,7 @@ private:
   mutable std::unordered_map<std::string, int> nextSuffix_;
   std::unique_ptr<Edges> edges_;
   bool finalized_ = false;
+  FunctionLibrary functions_;
 };
 
 } // namespace sluice::ir

@@ -90,6 +90,15 @@ OpDefBuilder &OpDefBuilder::signature(const std::string &names) {
 }
 
 OpDef OpDefBuilder::build() {
+  // An arg typed by a declared type-list attr ("components: output_types")
+  // is a list, whatever the attr's name.
+  for (auto *args : {&def_.inputs, &def_.outputs})
+    for (ArgDef &a : *args)
+      if (!a.typeAttr.empty() && a.numberAttr.empty())
+        if (const AttrDef *d = def_.findAttr(a.typeAttr); d && d->type == AttrType::kTypeList) {
+          a.typeListAttr = a.typeAttr;
+          a.typeAttr.clear();
+        }
   if (def_.signature.empty()) {
     for (const auto &in : def_.inputs)
       def_.signature.push_back(in.name);

@@ -38,6 +38,7 @@ void registerAllOps(OpRegistry &reg) {
   registerIoOps(reg);
   registerParsingOps(reg);
   registerPipelineOps(reg);
+  registerDatasetOps(reg);
 }
 
 const OpRegistry &opRegistry() {

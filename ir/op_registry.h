@@ -39,5 +39,6 @@ void registerDataFlowOps(OpRegistry &reg); // ir/ops/data_flow_ops.cc
 void registerIoOps(OpRegistry &reg);      // ir/ops/io_ops.cc
 void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc
 void registerPipelineOps(OpRegistry &reg);
+void registerDatasetOps(OpRegistry &reg);
 
 } // namespace sluice::ir

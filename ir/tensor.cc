@@ -10,6 +10,7 @@ namespace sluice::ir {
 struct Tensor::Buffer {
   void *data = nullptr;
   std::vector<std::string> strings;
+  std::vector<std::shared_ptr<const VariantValue>> variants;
   ~Buffer() { std::free(data); }
 };
 
@@ -25,7 +26,10 @@ Tensor Tensor::uninitialized(DType dtype, Dims dims) {
   t.dims_ = std::move(dims);
   if (!isPod(dtype)) {
     t.buf_ = std::make_shared<Buffer>();
-    t.buf_->strings.resize(t.numElements_);
+    if (dtype == DType::kVariant)
+      t.buf_->variants.resize(t.numElements_);
+    else
+      t.buf_->strings.resize(t.numElements_);
     return t;
   }
   size_t bytes = t.byteSize();
@@ -63,6 +67,16 @@ const void *Tensor::rawData() const {
 }
 std::string *Tensor::strings() { return buf_->strings.data(); }
 const std::string *Tensor::strings() const { return buf_->strings.data(); }
+std::shared_ptr<const VariantValue> *Tensor::variants() { return buf_->variants.data(); }
+const std::shared_ptr<const VariantValue> *Tensor::variants() const {
+  return buf_->variants.data();
+}
+
+Tensor Tensor::scalarVariant(std::shared_ptr<const VariantValue> v) {
+  Tensor t = uninitialized(DType::kVariant, {});
+  t.variants()[0] = std::move(v);
+  return t;
+}
 
 Tensor Tensor::reshaped(Dims dims) const {
   assert(ir::numElements(dims) == numElements_);
@@ -75,8 +89,10 @@ Tensor Tensor::deepCopy() const {
   Tensor t = uninitialized(dtype_, dims_);
   if (isPod(dtype_))
     std::memcpy(t.rawData(), rawData(), byteSize());
-  else if (valid())
+  else if (valid()) {
     t.buf_->strings = buf_->strings;
+    t.buf_->variants = buf_->variants;
+  }
   return t;
 }
 
@@ -104,6 +120,12 @@ int64_t Tensor::elementAsInt(int64_t i) const {
 bool Tensor::equals(const Tensor &o) const {
   if (dtype_ != o.dtype_ || dims_ != o.dims_)
     return false;
+  if (dtype_ == DType::kVariant) {
+    for (int64_t i = 0; i < numElements_; ++i)
+      if (variants()[i] != o.variants()[i])
+        return false;
+    return true;
+  }
   if (!isPod(dtype_)) {
     for (int64_t i = 0; i < numElements_; ++i)
       if (strings()[i] != o.strings()[i])

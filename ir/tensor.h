@@ -17,6 +17,16 @@
 
 namespace sluice::ir {
 
+/// The element of a variant tensor: an immutable runtime value that the IR
+/// only passes around (a dataset). Shared, never copied.
+class VariantValue {
+public:
+  virtual ~VariantValue() = default;
+  /// What it is, for messages and printing: "dataset".
+  virtual std::string typeName() const = 0;
+  virtual std::string debugString() const { return "<" + typeName() + ">"; }
+};
+
 class Tensor {
 public:
   /// An empty, invalid tensor (dtype kInvalid).
@@ -66,6 +76,10 @@ public:
   /// String (and resource-key) elements.
   std::string *strings();
   const std::string *strings() const;
+  /// Variant elements (dtype variant).
+  std::shared_ptr<const VariantValue> *variants();
+  const std::shared_ptr<const VariantValue> *variants() const;
+  static Tensor scalarVariant(std::shared_ptr<const VariantValue> v);
 
   template <typename T> T scalarValue() const { return data<T>()[0]; }
 

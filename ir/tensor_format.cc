@@ -70,6 +70,8 @@ std::string formatElement(const Tensor &t, int64_t i) {
   case DType::kString:
   case DType::kResource:
     return t.strings()[i];
+  case DType::kVariant:
+    return t.variants()[i] ? t.variants()[i]->debugString() : "<empty variant>";
   case DType::kBool:
     return t.data<bool>()[i] ? "true" : "false";
   case DType::kF16:

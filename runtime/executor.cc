@@ -84,6 +84,7 @@ struct Executor::Step {
     p.cancellation = cm;
     p.intraOpThreads = exec->opts_.intraOpThreads;
     p.stepId = params->stepId;
+    p.functions = exec->opts_.functions.get();
     return p;
   }
 
@@ -265,6 +266,8 @@ Executor::create(std::shared_ptr<const ir::Graph> graph,
 
   std::unique_ptr<Executor> ex(new Executor);
   ex->opts_ = opts;
+  if (!ex->opts_.functions && !g.functions().empty())
+    ex->opts_.functions = makeFunctionRuntime(g.functions(), opts);
   const backend::KernelRegistry &kernels =
       opts.kernels ? *opts.kernels : backend::kernelRegistry();
 

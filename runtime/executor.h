@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/function.h"
 #include "backend/kernel_registry.h"
 #include "backend/resource_mgr.h"
 #include "ir/graph.h"
@@ -24,7 +25,15 @@ struct ExecutorOptions {
   std::string deviceType = "CPU";
   /// Passed to kernels (KernelContext::intraOpThreads).
   int intraOpThreads = 1;
+  /// Calls the graph's functions; null: made from the graph's library.
+  std::shared_ptr<backend::FunctionRuntime> functions;
 };
+
+/// A runtime for `lib`'s functions: each instantiated as an executor over
+/// its body (all of its nodes run, as in a TF function), run on the
+/// calling thread. Bodies calling functions use the same runtime.
+std::shared_ptr<backend::FunctionRuntime>
+makeFunctionRuntime(const ir::FunctionLibrary &lib, const ExecutorOptions &opts);
 
 /// Per-step inputs. Everything here must outlive the run() call.
 struct StepParams {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,14 @@ namespace sluice::backend {
 
 /// Calls `f(E{})` with an element type that moves `t`'s elements: an
 /// unsigned integer of the element's size for numeric dtypes (so one
-/// instantiation serves f32 and i32), std::string for string/resource.
+/// instantiation serves f32 and i32), std::string for string/resource, a
+/// shared pointer for variant.
+using VariantElem = std::shared_ptr<const ir::VariantValue>;
 template <typename F> void dispatchElem(ir::DType t, F &&f) {
+  if (t == ir::DType::kVariant) {
+    f(VariantElem{});
+    return;
+  }
   if (!ir::isPod(t)) {
     f(std::string{});
     return;
@@ -30,13 +37,17 @@ template <typename F> void dispatchElem(ir::DType t, F &&f) {
 
 /// `t`'s elements as E (see dispatchElem).
 template <typename E> E *elems(ir::Tensor &t) {
-  if constexpr (std::is_same_v<E, std::string>)
+  if constexpr (std::is_same_v<E, VariantElem>)
+    return t.variants();
+  else if constexpr (std::is_same_v<E, std::string>)
     return t.strings();
   else
     return static_cast<E *>(t.rawData());
 }
 template <typename E> const E *elems(const ir::Tensor &t) {
-  if constexpr (std::is_same_v<E, std::string>)
+  if constexpr (std::is_same_v<E, VariantElem>)
+    return t.variants();
+  else if constexpr (std::is_same_v<E, std::string>)
     return t.strings();
   else
     return static_cast<const E *>(t.rawData());

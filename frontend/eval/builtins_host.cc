@@ -53,7 +53,35 @@ void defShared(Env &env, const std::string &name, const std::string &op, Builtin
   });
 }
 
-int compareValues(EvaluatorImpl &ev, const Value &a, const Value &b, const SourceLoc &loc) {
+// Element i of a host tensor as a host scalar.
+Value hostElement(const ir::Tensor &t, int64_t i) {
+  if (t.dtype() == ir::DType::kString)
+    return Value::string(t.strings()[i]);
+  if (t.dtype() == ir::DType::kBool)
+    return Value::boolean(t.data<bool>()[i]);
+  if (ir::isFloating(t.dtype()))
+    return Value::real(t.elementAsDouble(i));
+  return Value::integer(t.elementAsInt(i));
+}
+
+// A 0-d host tensor orders as its value, a 1-d one as a list (what run()
+// returns compares like the numbers it holds).
+Value orderable(const Value &v) {
+  if (!v.is(Value::kHostTensor))
+    return v;
+  const ir::Tensor &t = v.asHostTensor();
+  if (t.dtype() == ir::DType::kResource || t.dtype() == ir::DType::kVariant || t.rank() > 1)
+    return v;
+  if (t.rank() == 0)
+    return hostElement(t, 0);
+  List items;
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    items.push_back(hostElement(t, i));
+  return Value::list(std::move(items));
+}
+
+int compareValues(EvaluatorImpl &ev, const Value &a0, const Value &b0, const SourceLoc &loc) {
+  Value a = orderable(a0), b = orderable(b0);
   if (a.isNumber() && b.isNumber())
     return a.asNumber() < b.asNumber() ? -1 : a.asNumber() > b.asNumber() ? 1 : 0;
   if (a.is(Value::kString) && b.is(Value::kString))
@@ -74,16 +102,8 @@ std::vector<Value> elementsOf(EvaluatorImpl &ev, const Value &v, const SourceLoc
     const ir::Tensor &t = v.asHostTensor();
     std::vector<Value> out;
     if (t.rank() == 1) {
-      for (int64_t i = 0; i < t.numElements(); ++i) {
-        if (t.dtype() == ir::DType::kString)
-          out.push_back(Value::string(t.strings()[i]));
-        else if (t.dtype() == ir::DType::kBool)
-          out.push_back(Value::boolean(t.data<bool>()[i]));
-        else if (ir::isFloating(t.dtype()))
-          out.push_back(Value::real(t.elementAsDouble(i)));
-        else
-          out.push_back(Value::integer(t.elementAsInt(i)));
-      }
+      for (int64_t i = 0; i < t.numElements(); ++i)
+        out.push_back(hostElement(t, i));
       return out;
     }
   }

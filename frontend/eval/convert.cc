@@ -196,17 +196,51 @@ ir::Tensor EvaluatorImpl::hostToTensor(const Value &v, std::optional<ir::DType> 
   return t;
 }
 
+ir::Output EvaluatorImpl::captureInto(GraphContext &g, GraphContext *owner, ir::Output o,
+                                      const char *what, const SourceLoc &loc) {
+  if (owner == &g)
+    return o;
+  if (!g.captureFrom)
+    throwError(Code::kValueError,
+               std::string(what) + " belongs to another graph (was it built outside this test?)",
+               loc);
+  ir::Output outer = captureInto(*g.captureFrom, owner, o, what, loc);
+  for (const auto &[from, to] : g.captures)
+    if (from == outer)
+      return to;
+  const ir::Node &src = g.captureFrom->graph->node(outer.node);
+  ir::NodeSpec arg;
+  arg.op = "function_arg";
+  arg.name = g.graph->uniqueName("captured/" + src.name());
+  arg.attrs = {{"T", src.outputType(outer.index)},
+               {"index", int64_t{g.nextArgIndex++}},
+               {"shape", src.outputShape(outer.index)}};
+  arg.loc = loc;
+  ir::Node *n;
+  {
+    std::unique_lock lock(g.mutex);
+    auto added = g.graph->addNode(std::move(arg));
+    if (!added.hasValue())
+      throw LangError{added.takeStatus()};
+    n = *added;
+  }
+  ir::Output inner{n->id(), 0};
+  g.captures.emplace_back(outer, inner);
+  return inner;
+}
+
 ir::Output EvaluatorImpl::toTensor(const Value &v, std::optional<ir::DType> want,
                                    const SourceLoc &loc) {
-  if (v.is(Value::kTensor)) {
-    if (v.asTensor().graph != ts().graph)
-      throwError(Code::kValueError,
-                 "tensor belongs to another graph (was it built outside this test?)", loc);
-    return v.asTensor().out;
-  }
+  if (v.is(Value::kTensor))
+    return captureInto(graph(), v.asTensor().graph, v.asTensor().out, "tensor", loc);
   if (auto var = v.objectAs<VariableObject>()) {
-    if (var->graph != ts().graph)
-      throwError(Code::kValueError, "variable belongs to another graph", loc);
+    if (var->graph != ts().graph) {
+      // A function body reads the variable when it runs, not when the
+      // dataset was made: capture the handle, read inside.
+      ir::Output h = captureInto(graph(), var->graph, {var->info.handle, 0}, "variable", loc);
+      ir::DType dt = var->graph->graph->node(var->info.handle).attr<ir::DType>("dtype");
+      return makeOp("read_variable", {h}, {{"dtype", dt}}, loc, "read").asTensor().out;
+    }
     // Inside control_dependencies the read itself must wait for the
     // dependencies (TF1 reads a ref variable when its consumer runs), so
     // the variable gets a fresh read there instead of the shared name/read.

@@ -259,9 +259,8 @@ Value EvaluatorImpl::callOp(const ir::OpDef &op, CallArgs &args) {
     if (in.fixedType == ir::DType::kResource) {
       auto handle = v.objectAs<HandleObject>();
       if (handle) {
-        if (handle->handleGraph() != ts().graph)
-          throwError(Code::kValueError, "resource belongs to another graph", loc);
-        inputs.push_back(handle->handleOutput());
+        inputs.push_back(
+            captureInto(graph(), handle->handleGraph(), handle->handleOutput(), "resource", loc));
         continue;
       }
       if (!v.is(Value::kTensor))

@@ -123,6 +123,11 @@ public:
   /// tensors are stacked.
   ir::Output toTensor(const Value &v, std::optional<ir::DType> want,
                       const SourceLoc &loc);
+  /// `o` of graph `owner` as an output usable in `g`: itself when g is
+  /// its graph, a captured parameter when g is a function body traced
+  /// inside owner, else a value_error naming `what`.
+  ir::Output captureInto(GraphContext &g, GraphContext *owner, ir::Output o, const char *what,
+                         const SourceLoc &loc);
   /// The dtype a host value would get as a tensor with no context.
   std::optional<ir::DType> symbolicDType(const Value &v);
   /// Converts a host value to a tensor of `want` (or its natural dtype).
@@ -160,6 +165,9 @@ public:
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<std::shared_ptr<ThreadObject>> topLevelThreads;
   std::vector<std::string> tempDirs;
+  /// Graphs that map/filter bodies were traced in; kept because values
+  /// made while tracing may outlive the trace.
+  std::vector<std::unique_ptr<GraphContext>> functionBodies;
   ThreadState mainState;
 };
 
@@ -171,6 +179,7 @@ void installTestBuiltins(EvaluatorImpl &ev, Env &env);
 void installQueueBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_queues.cc
 void installReaderBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_readers.cc
 void installPipelineBuiltins(EvaluatorImpl &ev, Env &env); // builtins_pipeline.cc
+void installDatasetBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_datasets.cc
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);

@@ -115,6 +115,9 @@ Status checkIntRange(Cursor &cur, const Token &t, int64_t v, DType dtype) {
 // Stores element i of a tensor of `dtype` read from the cursor.
 Status parseElement(Cursor &cur, Tensor &t, int64_t i) {
   DType dtype = t.dtype();
+  if (dtype == DType::kVariant)
+    return cur.expected("a tensor of a dtype other than variant (variant values "
+                        "exist only at run time)");
   if (dtype == DType::kString || dtype == DType::kResource) {
     SLUICE_ASSIGN_OR_RETURN(t.strings()[i], parseString(cur));
     return Status::ok();

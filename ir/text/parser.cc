@@ -3,6 +3,7 @@
 // drive the parser into deep recursion.
 #include "ir/text/parser.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ir/op_registry.h"
@@ -44,11 +45,21 @@ public:
         cur_.next();
       if (cur_.peek().kind == Tok::kEof)
         break;
+      if (cur_.isIdent("func")) {
+        SLUICE_TRY(parseFunction(*graph));
+        continue;
+      }
       SLUICE_TRY(parseNode());
       if (cur_.peek().kind != Tok::kNewline && cur_.peek().kind != Tok::kEof)
         return cur_.expected("a clause (@, assigned, colocate, loc) or end "
                              "of line");
     }
+    SLUICE_TRY(resolveDeferred());
+    return graph;
+  }
+
+private:
+  Status resolveDeferred() {
     for (const DeferredControls &d : deferred_) {
       for (const Token &t : d.refs) {
         const Node *c = g_->findNode(t.text);
@@ -57,10 +68,80 @@ public:
         g_->addControlInput(d.node, c->id());
       }
     }
-    return graph;
+    deferred_.clear();
+    return Status::ok();
   }
 
-private:
+  // func "name" {
+  //   <nodes>
+  //   return %a:0, %b:1
+  // }
+  Status parseFunction(Graph &top) {
+    Token funcTok = cur_.next();
+    SLUICE_ASSIGN_OR_RETURN(Token nameTok,
+                            cur_.expectKind(Tok::kString, "a function name string"));
+    if (top.functions().find(nameTok.text))
+      return cur_.errorAt(nameTok, "duplicate function '" + nameTok.text + "'");
+    SLUICE_TRY(cur_.expect('{'));
+    auto body = std::make_shared<Graph>();
+    Graph *outer = g_;
+    auto outerDeferred = std::move(deferred_);
+    deferred_.clear();
+    g_ = body.get();
+    auto def = std::make_shared<FunctionDef>();
+    def->name = nameTok.text;
+    def->loc = cur_.locOf(funcTok);
+    Status st = [&]() -> Status {
+      for (;;) {
+        while (cur_.peek().kind == Tok::kNewline)
+          cur_.next();
+        if (cur_.isIdent("return"))
+          break;
+        if (cur_.isIdent("func"))
+          return cur_.errorAt(cur_.peek(), "functions cannot be nested");
+        if (cur_.peek().kind == Tok::kEof || cur_.isPunct('}'))
+          return cur_.expected("'return' ending function '" + nameTok.text + "'");
+        SLUICE_TRY(parseNode());
+        if (cur_.peek().kind != Tok::kNewline)
+          return cur_.expected("a clause (@, assigned, colocate, loc) or end of line");
+      }
+      cur_.next(); // return
+      while (cur_.peek().kind == Tok::kValueRef) {
+        Token ref = cur_.next();
+        SLUICE_TRY(cur_.expect(':'));
+        SLUICE_ASSIGN_OR_RETURN(AttrValue index, detail::parseAttrValue(cur_, AttrType::kInt));
+        const Node *src = g_->findNode(ref.text);
+        if (!src)
+          return cur_.errorAt(ref, "unknown node '%" + ref.text + "'");
+        int64_t i = std::get<int64_t>(index);
+        if (i < 0 || i >= src->numOutputs())
+          return cur_.errorAt(ref, "'%" + ref.text + "' has no output " + std::to_string(i));
+        def->rets.push_back(Output{src->id(), static_cast<int>(i)});
+        if (!cur_.accept(','))
+          break;
+      }
+      while (cur_.peek().kind == Tok::kNewline)
+        cur_.next();
+      SLUICE_TRY(cur_.expect('}'));
+      return resolveDeferred();
+    }();
+    g_ = outer;
+    deferred_ = std::move(outerDeferred);
+    SLUICE_TRY(st);
+    std::vector<std::pair<int64_t, NodeId>> args;
+    for (NodeId id = 0; id < body->numNodes(); ++id)
+      if (body->node(id).opName() == "function_arg")
+        args.emplace_back(body->node(id).attr<int64_t>("index"), id);
+    std::sort(args.begin(), args.end());
+    for (auto &[index, id] : args)
+      def->args.push_back(id);
+    def->body = std::move(body);
+    Status added = top.functions().add(def);
+    if (!added.isOk())
+      return cur_.errorAt(nameTok, added.message());
+    return Status::ok();
+  }
+
   Status parseNode() {
     if (cur_.peek().kind != Tok::kValueRef)
       return cur_.expected("a node ('%name = op(...)')");

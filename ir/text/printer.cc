@@ -117,6 +117,16 @@ std::string printGraph(const Graph &g) {
     out += printNode(g, g.node(id));
     out += '\n';
   }
+  for (const auto &[name, f] : g.functions().all()) {
+    out += "\nfunc " + quote(name) + " {\n";
+    for (NodeId id : printOrder(*f->body))
+      out += "  " + printNode(*f->body, f->body->node(id)) + "\n";
+    out += "  return";
+    for (size_t i = 0; i < f->rets.size(); ++i)
+      out += (i ? ", " : " ") + ref(*f->body, f->rets[i].node) + ":" +
+             std::to_string(f->rets[i].index);
+    out += "\n}\n";
+  }
   return out;
 }
 

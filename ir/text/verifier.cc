@@ -237,9 +237,24 @@ Status checkAcyclic(const Graph &g) {
                    Code::kFailedPrecondition);
 }
 
-} // namespace
+Status verifyBody(const Graph &g, const FunctionLibrary &lib);
 
-Status verifyGraph(const Graph &g) {
+// map_dataset's `f` and filter_dataset's `predicate` name library functions
+// whose parameters are the element's components plus the captured tensors.
+Status checkFunctionRefs(const Node &n, const FunctionLibrary &lib) {
+  for (const char *attr : {"f", "predicate"}) {
+    if (!n.op().findAttr(attr) || !n.hasAttr(attr))
+      continue;
+    const std::string &fname = n.attr<std::string>(attr);
+    auto f = lib.find(fname);
+    if (!f)
+      return nodeError(n, std::string(attr) + " names function '" + fname +
+                              "', which the graph does not define");
+  }
+  return Status::ok();
+}
+
+Status verifyBody(const Graph &g, const FunctionLibrary &lib) {
   std::unordered_set<std::string> names;
   for (NodeId id = 0; id < g.numNodes(); ++id) {
     const Node &n = g.node(id);
@@ -255,8 +270,21 @@ Status verifyGraph(const Graph &g) {
     SLUICE_TRY(checkAttrs(n));
     SLUICE_TRY(checkEdges(g, n));
     SLUICE_TRY(checkOutputs(g, n));
+    SLUICE_TRY(checkFunctionRefs(n, lib));
   }
   return checkAcyclic(g);
 }
+
+} // namespace
+
+Status verifyGraph(const Graph &g) {
+  SLUICE_TRY(verifyBody(g, g.functions()));
+  for (const auto &[name, f] : g.functions().all()) {
+    SLUICE_TRY(f->verify());
+    SLUICE_TRY(verifyBody(*f->body, g.functions()));
+  }
+  return Status::ok();
+}
+
 
 } // namespace sluice::ir
