@@ -19,6 +19,7 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installReaderBuiltins(*this, *builtins);
   installPipelineBuiltins(*this, *builtins);
   installDatasetBuiltins(*this, *builtins);
+  installPlacerBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct PassOptions {
   bool constantFolding = true;
   /// Outputs larger than this are not folded (they would bloat the graph).
   int64_t maxFoldElements = int64_t(1) << 20;
+  /// The placer's device set (empty: the placer leaves devices alone).
+  std::vector<std::string> devices;
+  bool allowSoftPlacement = false;
 };
 
 /// What a pass knows about the step it compiles for. Passes never see a
@@ -37,6 +41,8 @@ struct PassContext {
   /// Findings that do not stop the pipeline (pipeline-check); each is a
   /// located Status shown as a warning, or an error under --Werror.
   std::vector<Status> warnings;
+  /// Information for the user that is never an error (soft placements).
+  std::vector<Status> notes;
 };
 
 class Pass {

@@ -4,6 +4,7 @@
 #include "passes/pipeline_check.h"
 
 #include "passes/constant_folding.h"
+#include "passes/placer.h"
 #include "passes/prune.h"
 #include "passes/shape_inference.h"
 
@@ -55,6 +56,10 @@ std::vector<std::string> pipelineOrder(const PipelineOptions &opts) {
     order.push_back("shape-inference");
   if (opts.checkPipelines)
     order.push_back("pipeline-check");
+  // Placement sees the whole graph, so a node's device does not depend on
+  // which step compiled it.
+  if (opts.place)
+    order.push_back("placer");
   // Prune first so folding only evaluates what the step needs; prune
   // again to drop the nodes folding disconnected.
   order.push_back("prune");

@@ -17,6 +17,8 @@ struct PipelineOptions {
   /// Run pipeline-check first (compile; it needs the whole graph, not a
   /// step's pruned one).
   bool checkPipelines = false;
+  /// Run the placer (PassContext::options.devices) before pruning.
+  bool place = false;
   /// After each run of the pass named `printAfter` ("all": every pass),
   /// `afterPass` is called with the graph as that pass left it.
   std::string printAfter;

@@ -4,8 +4,10 @@
 #include "runtime/session.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "passes/pipeline.h"
+#include "passes/placer.h"
 #include "runtime/executor.h"
 
 namespace sluice::rt {
@@ -130,6 +132,35 @@ Status Session::checkRequest(
   return Status::ok();
 }
 
+void Session::log(const std::string &line) const {
+  if (options_.log)
+    options_.log(line);
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::vector<std::string> Session::devices() const {
+  SharedLock lock(graphMutex_);
+  return passes::localDevices(*graph_, options_.deviceCount);
+}
+
+Expected<std::vector<std::string>> Session::placement() const {
+  std::unique_ptr<ir::Graph> clone;
+  {
+    SharedLock lock(graphMutex_);
+    clone = graph_->clone();
+  }
+  passes::PlacementOptions po;
+  po.devices = passes::localDevices(*clone, options_.deviceCount);
+  po.allowSoftPlacement = options_.allowSoftPlacement;
+  po.kernels = options_.kernels;
+  SLUICE_TRY(passes::placeGraph(*clone, po, nullptr));
+  std::vector<std::string> out;
+  for (ir::NodeId id = 0; id < clone->numNodes(); ++id)
+    out.push_back(clone->node(id).assignedDevice());
+  return out;
+}
+
 Expected<std::shared_ptr<Session::Compiled>>
 Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
                  const std::vector<ir::Output> &fetches,
@@ -147,7 +178,24 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.fetches = fetches;
   ctx.targets = targets;
   ctx.options.constantFolding = options_.constantFolding;
-  SLUICE_TRY(passes::runPipeline(clone, ctx));
+  ctx.options.devices = passes::localDevices(*clone, options_.deviceCount);
+  ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
+  passes::PipelineOptions po;
+  po.place = true;
+  SLUICE_TRY(passes::runPipeline(clone, ctx, po));
+  {
+    std::lock_guard<std::mutex> lock(logMu_);
+    for (const Status &note : ctx.notes)
+      if (notedNodes_.insert(note.node()).second)
+        log((note.loc().valid() ? note.loc().str() + ": " : std::string()) + "note: " +
+            note.message());
+    if (options_.logDevicePlacement)
+      for (ir::NodeId id = 0; id < clone->numNodes(); ++id) {
+        const ir::Node &n = clone->node(id);
+        if (loggedNodes_.insert(n.name()).second)
+          log(n.name() + ": (" + n.opName() + "): " + n.assignedDevice());
+      }
+  }
 
   ExecutorOptions eo;
   eo.kernels = options_.kernels;

@@ -39,6 +39,9 @@ struct SessionOptions {
   const backend::KernelRegistry *kernels = nullptr;
   /// Not in TF: lets benchmarks and tests switch constant folding off.
   bool constantFolding = true;
+  /// Where soft-placement notes and log_device_placement lines go (one
+  /// line each); null: standard error.
+  std::function<void(const std::string &)> log;
 };
 
 /// TF's RunOptions.
@@ -84,6 +87,12 @@ public:
   /// How many compiled executors are cached (for tests).
   size_t numCachedExecutors() const;
 
+  /// The devices of this session (placement targets), in preference order.
+  std::vector<std::string> devices() const;
+  /// The device the placer assigns each node of the graph as it is now
+  /// (indexed by node id); the placement error if it cannot be placed.
+  Expected<std::vector<std::string>> placement() const;
+
   struct Compiled;
 
 private:
@@ -104,6 +113,12 @@ private:
   ThreadPool pool_;
   backend::ResourceMgr resources_;
   std::atomic<int64_t> nextStepId_{1};
+
+  void log(const std::string &line) const;
+
+  mutable std::mutex logMu_;
+  std::set<std::string> loggedNodes_; // guarded by logMu_ (log_device_placement)
+  std::set<std::string> notedNodes_;  // guarded by logMu_ (soft placement notes)
 
   mutable std::mutex cacheMu_;
   std::unordered_map<std::string, std::shared_ptr<Compiled>> cache_;

@@ -180,6 +180,7 @@ void installQueueBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_queues.cc
 void installReaderBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_readers.cc
 void installPipelineBuiltins(EvaluatorImpl &ev, Env &env); // builtins_pipeline.cc
 void installDatasetBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_datasets.cc
+void installPlacerBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_placer.cc
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);

@@ -1,0 +1,250 @@
+// passes/placer.cc: TF's Placer, simplified to what Sluice's devices need:
+// colocation groups (union-find), merged requests, kernel availability,
+// soft placement.
+#include "passes/placer.h"
+
+#include <numeric>
+#include <set>
+
+#include "ir/device_spec.h"
+
+namespace sluice::passes {
+
+namespace {
+
+constexpr const char *kLocalTask = "/job:localhost/replica:0/task:0";
+
+class UnionFind {
+public:
+  explicit UnionFind(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int find(int x) {
+    while (parent_[x] != x)
+      x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void unite(int a, int b) {
+    a = find(a), b = find(b);
+    if (a != b)
+      parent_[std::max(a, b)] = std::min(a, b); // the oldest node names the group
+  }
+
+private:
+  std::vector<int> parent_;
+};
+
+std::string where(const ir::Node &n) {
+  return "'" + n.name() + "'" + (n.loc().valid() ? " (" + n.loc().str() + ")" : "");
+}
+
+// One group's merged request and, per field, the node that set it (for
+// conflict messages).
+struct Request {
+  ir::DeviceSpec spec;
+  const ir::Node *jobFrom = nullptr, *replicaFrom = nullptr, *taskFrom = nullptr,
+                 *typeFrom = nullptr, *indexFrom = nullptr;
+};
+
+template <typename T>
+Status mergeField(std::optional<T> &into, const ir::Node *&from, const std::optional<T> &v,
+                  const ir::Node &n, const char *field, const std::string &req) {
+  if (!v)
+    return Status::ok();
+  if (into && *into != *v) {
+    std::string fromReq = from->requestedDevice();
+    return Status(Code::kInvalidArgument,
+                  "Cannot colocate nodes " + where(*from) + " and " + where(n) + ": their " +
+                      field + " differ ('" + fromReq + "' vs '" + req + "')",
+                  n.loc(), n.name());
+  }
+  if (!into) {
+    into = v;
+    from = &n;
+  }
+  return Status::ok();
+}
+
+Status mergeRequest(Request &r, const ir::Node &n) {
+  if (n.requestedDevice().empty())
+    return Status::ok();
+  auto spec = ir::DeviceSpec::parse(n.requestedDevice());
+  if (!spec.hasValue()) {
+    Status s = spec.takeStatus();
+    return Status(Code::kInvalidArgument, "node " + where(n) + ": " + s.message(), n.loc(),
+                  n.name());
+  }
+  const std::string &req = n.requestedDevice();
+  SLUICE_TRY(mergeField(r.spec.job, r.jobFrom, spec->job, n, "jobs", req));
+  SLUICE_TRY(mergeField(r.spec.replica, r.replicaFrom, spec->replica, n, "replicas", req));
+  SLUICE_TRY(mergeField(r.spec.task, r.taskFrom, spec->task, n, "tasks", req));
+  SLUICE_TRY(mergeField(r.spec.deviceType, r.typeFrom, spec->deviceType, n, "device types", req));
+  SLUICE_TRY(mergeField(r.spec.deviceIndex, r.indexFrom, spec->deviceIndex, n, "device indices",
+                        req));
+  return Status::ok();
+}
+
+bool matches(const ir::DeviceSpec &want, const ir::DeviceSpec &have) {
+  return (!want.job || want.job == have.job) && (!want.replica || want.replica == have.replica) &&
+         (!want.task || want.task == have.task) &&
+         (!want.deviceType || want.deviceType == have.deviceType) &&
+         (!want.deviceIndex || want.deviceIndex == have.deviceIndex);
+}
+
+class PlacerPass : public Pass {
+public:
+  std::string_view name() const override { return "placer"; }
+  Status run(ir::Graph &g, PassContext &ctx) override {
+    if (ctx.options.devices.empty())
+      return Status::ok();
+    PlacementOptions opts;
+    opts.devices = ctx.options.devices;
+    opts.allowSoftPlacement = ctx.options.allowSoftPlacement;
+    return placeGraph(g, opts, &ctx.notes);
+  }
+};
+
+} // namespace
+
+std::vector<std::string> localDevices(const ir::Graph &g,
+                                      const std::map<std::string, int> &deviceCount) {
+  std::map<std::string, int> counts = deviceCount;
+  if (!counts.count("CPU") || counts["CPU"] < 1)
+    counts["CPU"] = 1;
+  // Every task the graph asks for, as "/job:J/replica:R/task:T".
+  std::set<std::string> tasks;
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    const std::string &req = g.node(id).requestedDevice();
+    if (req.empty())
+      continue;
+    auto spec = ir::DeviceSpec::parse(req);
+    if (!spec.hasValue() || !spec->job || *spec->job == "localhost")
+      continue;
+    tasks.insert("/job:" + *spec->job + "/replica:" + std::to_string(spec->replica.value_or(0)) +
+                 "/task:" + std::to_string(spec->task.value_or(0)));
+  }
+  std::vector<std::string> out;
+  auto addTask = [&](const std::string &task) {
+    for (const auto &[type, n] : counts) {
+      // Only CPU devices exist in this process until the GPU backend; a
+      // GPU count is accepted and ignored, as TF does without a GPU.
+      if (type != "CPU")
+        continue;
+      for (int i = 0; i < n; ++i)
+        out.push_back(task + "/device:" + type + ":" + std::to_string(i));
+    }
+  };
+  addTask(kLocalTask);
+  for (const std::string &t : tasks)
+    addTask(t);
+  return out;
+}
+
+Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status> *notes) {
+  const backend::KernelRegistry &kernels =
+      opts.kernels ? *opts.kernels : backend::kernelRegistry();
+  std::vector<ir::DeviceSpec> devices;
+  for (const std::string &d : opts.devices) {
+    auto spec = ir::DeviceSpec::parse(d);
+    if (!spec.hasValue())
+      return spec.takeStatus();
+    devices.push_back(*spec);
+  }
+  if (devices.empty())
+    return invalidArgument("no devices to place the graph on");
+  std::string available;
+  for (const std::string &d : opts.devices)
+    available += (available.empty() ? "" : ", ") + d;
+
+  int n = g.numNodes();
+  UnionFind groups(n);
+  for (ir::NodeId id = 0; id < n; ++id) {
+    const ir::Node &node = g.node(id);
+    for (const std::string &other : node.colocateWith()) {
+      const ir::Node *o = g.findNode(other);
+      if (!o)
+        return Status(Code::kInvalidArgument,
+                      "node " + where(node) + " is colocated with '" + other +
+                          "', which is not in the graph",
+                      node.loc(), node.name());
+      groups.unite(id, o->id());
+    }
+    // An op using a resource runs where the resource lives.
+    for (const ir::Output &in : node.inputs())
+      if (g.node(in.node).outputType(in.index) == ir::DType::kResource)
+        groups.unite(id, in.node);
+  }
+
+  std::map<int, std::vector<ir::NodeId>> members;
+  for (ir::NodeId id = 0; id < n; ++id)
+    members[groups.find(id)].push_back(id);
+
+  for (const auto &[root, ids] : members) {
+    Request req;
+    for (ir::NodeId id : ids)
+      SLUICE_TRY(mergeRequest(req, g.node(id)));
+    auto hasKernels = [&](const ir::DeviceSpec &d) {
+      for (ir::NodeId id : ids)
+        if (!kernels.has(g.node(id).opName(), *d.deviceType) &&
+            kernels.has(g.node(id).opName(), "CPU"))
+          return false;
+      return true;
+    };
+    const ir::DeviceSpec *chosen = nullptr;
+    bool anyMatch = false;
+    for (const ir::DeviceSpec &d : devices)
+      if (matches(req.spec, d)) {
+        anyMatch = true;
+        if (hasKernels(d)) {
+          chosen = &d;
+          break;
+        }
+      }
+    const ir::Node &first = g.node(ids.front());
+    // The node whose request could not be met, for the message.
+    const ir::Node &asker = req.typeFrom    ? *req.typeFrom
+                            : req.jobFrom   ? *req.jobFrom
+                            : req.taskFrom  ? *req.taskFrom
+                            : req.indexFrom ? *req.indexFrom
+                                            : first;
+    if (!chosen) {
+      std::string request = req.spec.toString();
+      std::string why = anyMatch ? "no supported kernel for " + *req.spec.deviceType +
+                                       " devices is available"
+                                 : "no devices matching that specification are registered in "
+                                   "this process";
+      if (!opts.allowSoftPlacement)
+        return Status(Code::kInvalidArgument,
+                      "Cannot assign a device for operation " + where(asker) +
+                          ": Could not satisfy explicit device specification '" + request +
+                          "' because " + why + "; available devices: " + available,
+                      asker.loc(), asker.name());
+      // Soft placement: same type if any such device has the kernels, else
+      // any device that has them.
+      for (const ir::DeviceSpec &d : devices)
+        if ((!req.spec.deviceType || d.deviceType == req.spec.deviceType) && hasKernels(d)) {
+          chosen = &d;
+          break;
+        }
+      if (!chosen)
+        for (const ir::DeviceSpec &d : devices)
+          if (hasKernels(d)) {
+            chosen = &d;
+            break;
+          }
+      if (!chosen)
+        chosen = &devices.front();
+      if (notes)
+        notes->push_back(Status(Code::kOk,
+                                "soft placement: " + where(asker) + " requested '" + request +
+                                    "' (" + why + "); placed on " + chosen->toString(),
+                                asker.loc(), asker.name()));
+    }
+    std::string name = chosen->toString();
+    for (ir::NodeId id : ids)
+      g.node(id).setAssignedDevice(name);
+  }
+  return Status::ok();
+}
+
+std::unique_ptr<Pass> createPlacerPass() { return std::make_unique<PlacerPass>(); }
+
+} // namespace sluice::passes

@@ -1,0 +1,43 @@
+// passes/placer.h: assigns every node a full device name (TF's Placer).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend/kernel_registry.h"
+#include "passes/pass.h"
+
+namespace sluice::passes {
+
+struct PlacementOptions {
+  /// Full names of the devices ops may run on, in preference order
+  /// ("/job:localhost/replica:0/task:0/device:CPU:0", ...).
+  std::vector<std::string> devices;
+  /// A request no device satisfies goes to a device of the same type, else
+  /// the first device, with a note, instead of failing.
+  bool allowSoftPlacement = false;
+  /// Which device types have a kernel for an op; null: the built-in one.
+  const backend::KernelRegistry *kernels = nullptr;
+};
+
+/// The devices of a session in this process: `/job:localhost/replica:0/
+/// task:0/device:T:i` for each {"T": n} of `deviceCount` (CPU: 1 when
+/// absent), plus the same set for every other job/task the graph's nodes
+/// request, so a ps/worker graph runs with its tasks hosted in-process.
+std::vector<std::string> localDevices(const ir::Graph &g,
+                                      const std::map<std::string, int> &deviceCount);
+
+/// Places `g`: nodes joined by colocation (colocate_with, and every op
+/// using a resource with the op that makes it) form groups whose requested
+/// devices merge; each group goes to the first device matching the merged
+/// request with kernels for all its ops. Conflicting requests in a group,
+/// and a request no device satisfies (without soft placement), are located
+/// errors naming the nodes. Soft placements are returned as notes.
+Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status> *notes);
+
+/// The pass form ("placer"): places with PassContext::options.placement
+/// when it lists devices; leaves the graph alone otherwise.
+std::unique_ptr<Pass> createPlacerPass();
+
+} // namespace sluice::passes
