@@ -30,6 +30,8 @@ public:
     CancellationManager *cancellation = nullptr;
     int intraOpThreads = 1;
     int64_t stepId = 0;
+    /// The session's `deterministic` setting (SessionOptions).
+    bool deterministic = false;
   };
   explicit KernelContext(const Params &p) : p_(p) {}
 
@@ -49,6 +51,10 @@ public:
   CancellationManager *cancellation() const { return p_.cancellation; }
   int intraOpThreads() const { return p_.intraOpThreads; }
   int64_t stepId() const { return p_.stepId; }
+  /// Whether the session promised reproducible results: resources a
+  /// kernel creates take this mode (a RandomShuffleQueue draws from a
+  /// logical buffer), and unseeded random kernels fail instead.
+  bool deterministic() const { return p_.deterministic; }
 
   /// Records a failure; the executor adds the node name and location.
   void fail(Status s) {

@@ -24,6 +24,8 @@ struct ExecutorOptions {
   std::string deviceType = "CPU";
   /// Passed to kernels (KernelContext::intraOpThreads).
   int intraOpThreads = 1;
+  /// Passed to kernels (KernelContext::deterministic).
+  bool deterministic = false;
 };
 
 /// Per-step inputs. Everything here must outlive the run() call.
