@@ -33,6 +33,8 @@ public:
     int64_t stepId = 0;
     /// The functions of the graph being run (null when it has none).
     FunctionRuntime *functions = nullptr;
+    /// The session's `deterministic` setting (SessionOptions).
+    bool deterministic = false;
   };
   explicit KernelContext(const Params &p) : p_(p) {}
 
@@ -53,6 +55,10 @@ public:
   int intraOpThreads() const { return p_.intraOpThreads; }
   int64_t stepId() const { return p_.stepId; }
   FunctionRuntime *functions() const { return p_.functions; }
+  /// Whether the session promised reproducible results: resources a
+  /// kernel creates take this mode (a RandomShuffleQueue draws from a
+  /// logical buffer), and unseeded random kernels fail instead.
+  bool deterministic() const { return p_.deterministic; }
 
   /// Records a failure; the executor adds the node name and location.
   void fail(Status s) {

@@ -312,6 +312,7 @@ QueueBase::RunResult QueueBase::runDequeue(Attempt &a) {
   if (dequeuableLocked() <= 0)
     return RunResult::kNoProgress;
   a.result = popLocked();
+  commitPopsLocked();
   return RunResult::kComplete;
 }
 
@@ -347,6 +348,7 @@ QueueBase::RunResult QueueBase::runDequeueMany(Attempt &a, bool allowSmaller) {
   }
   if (a.requested > 0)
     return r;
+  commitPopsLocked();
   auto batch = makeBatch(a.reserved);
   a.reserved.clear();
   if (batch.hasValue())

@@ -26,6 +26,10 @@ struct QueueSpec {
   std::vector<ir::Shape> shapes; // empty: unconstrained
   int64_t minAfterDequeue = 0;
   int64_t seed = 0, seed2 = 0;
+  /// The creating session's mode (KernelContext::deterministic): a
+  /// RandomShuffleQueue then draws from a logical buffer, so what a
+  /// dequeue returns does not depend on timing.
+  bool deterministic = false;
 };
 
 class QueueBase : public QueueInterface,
@@ -95,6 +99,10 @@ protected:
   virtual int64_t dequeuableLocked() const { return storedLocked(); }
   /// PriorityQueue never reserves: dequeue_many waits for n at once.
   virtual bool reservesPartialBatches() const { return true; }
+  /// The elements popped since the last call left the queue for good (a
+  /// dequeue completed). Only the front dequeue attempt ever pops, so
+  /// what unreserveLocked gives back is always the latest pops.
+  virtual void commitPopsLocked() {}
 
   virtual Status validateTuple(const Tuple &t) const;
   virtual Status validateManyTuple(const Tuple &t) const;

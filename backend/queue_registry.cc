@@ -51,6 +51,10 @@ Expected<std::shared_ptr<QueueBase>> makeQueue(const QueueSpec &spec) {
     if (spec.capacity >= 0 && spec.minAfterDequeue >= spec.capacity)
       return invalidArgument("min_after_dequeue " + std::to_string(spec.minAfterDequeue) +
                              " must be < capacity " + std::to_string(spec.capacity));
+    if (spec.deterministic && spec.seed == 0 && spec.seed2 == 0)
+      return failedPrecondition("RandomShuffleQueue '" + spec.name +
+                                "' has no seed and the session is deterministic: call "
+                                "set_random_seed(...) or pass seed:");
     return std::shared_ptr<QueueBase>(std::make_shared<RandomShuffleQueue>(spec));
   }
   if (spec.type == "PriorityQueue") {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <random>
 
 #include "backend/queue_base.h"
@@ -18,14 +19,13 @@ public:
 
 protected:
   int64_t storedLocked() const override {
-    return static_cast<int64_t>(elements_.size());
+    return static_cast<int64_t>(spec_.deterministic ? window_.size() + overflow_.size()
+                                                    : elements_.size());
   }
-  void pushLocked(Tuple t) override { elements_.push_back(std::move(t)); }
+  void pushLocked(Tuple t) override;
   Tuple popLocked() override;
-  void unreserveLocked(std::vector<Tuple> &reserved) override {
-    for (auto &t : reserved)
-      elements_.push_back(std::move(t));
-  }
+  void unreserveLocked(std::vector<Tuple> &reserved) override;
+  void commitPopsLocked() override { popLog_.clear(); }
   /// Closed: the floor no longer applies.
   int64_t dequeuableLocked() const override {
     int64_t n = storedLocked();
@@ -33,8 +33,32 @@ protected:
   }
 
 private:
+  /// Deterministic mode: the index the k-th draw takes in a window of n,
+  /// a pure function of (seeds, k), so a draw given back is drawn again
+  /// the same way.
+  size_t drawIndex(uint64_t k, size_t n) const;
+
+  // TF's mode: a bag; which element a dequeue gets depends on which ones
+  // happened to be enqueued by then.
   std::vector<Tuple> elements_; // guarded by mu_
   std::mt19937_64 rng_;         // guarded by mu_
+
+  // Deterministic mode: the k-th dequeue draws from the first
+  // min_after_dequeue + k + 1 elements enqueued and not yet taken. Those
+  // are window_ (at most min_after_dequeue + 1, in an order fixed by the
+  // draws alone); later ones wait in overflow_ in enqueue order, and
+  // overflow_ is empty unless window_ is full. The layout after a given
+  // sequence of enqueued elements and draws is the same however enqueues
+  // and dequeues interleave.
+  struct PopRecord {
+    size_t index;  // the window slot drawn
+    bool refilled; // overflow_'s front moved into the window after it
+  };
+  std::vector<Tuple> window_;      // guarded by mu_
+  std::deque<Tuple> overflow_;     // guarded by mu_
+  std::vector<PopRecord> popLog_;  // uncommitted pops, guarded by mu_
+  uint64_t draws_ = 0;             // draws so far, guarded by mu_
+  uint64_t drawKey_ = 0;           // from the seeds
 };
 
 } // namespace sluice::backend

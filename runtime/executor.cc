@@ -83,6 +83,7 @@ struct Executor::Step {
     p.resources = params->resources;
     p.cancellation = cm;
     p.intraOpThreads = exec->opts_.intraOpThreads;
+    p.deterministic = exec->opts_.deterministic;
     p.stepId = params->stepId;
     p.functions = exec->opts_.functions.get();
     return p;

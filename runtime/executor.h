@@ -27,6 +27,8 @@ struct ExecutorOptions {
   int intraOpThreads = 1;
   /// Calls the graph's functions; null: made from the graph's library.
   std::shared_ptr<backend::FunctionRuntime> functions;
+  /// Passed to kernels (KernelContext::deterministic).
+  bool deterministic = false;
 };
 
 /// A runtime for `lib`'s functions: each instantiated as an executor over

@@ -201,6 +201,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   eo.kernels = options_.kernels;
   eo.intraOpThreads =
       options_.intraOpThreads > 0 ? options_.intraOpThreads : hardwareThreads();
+  eo.deterministic = options_.deterministic;
   SLUICE_ASSIGN_OR_RETURN(
       compiled->executor,
       Executor::create(std::shared_ptr<const ir::Graph>(std::move(clone)),

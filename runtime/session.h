@@ -33,6 +33,10 @@ struct SessionOptions {
   bool allowSoftPlacement = false, logDevicePlacement = false;
   std::map<std::string, int> deviceCount;
   std::vector<std::string> deviceFilters;
+  /// Not in TF: with seeds set, pipelines give the same batches in the
+  /// same order on every run, whatever the thread counts. Kernels see it
+  /// (KernelContext::deterministic); the frontend's queue runners take
+  /// turns.
   bool deterministic = false;
   /// Not in TF: kernels from this registry instead of the built-in one
   /// (tests substitute fake blocking kernels). Must outlive the session.

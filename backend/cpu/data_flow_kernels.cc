@@ -51,7 +51,9 @@ public:
       // One plan per session, so one resource manager: open once.
       std::lock_guard<std::mutex> lock(mu_);
       if (openedIn_ != ctx.resources()) {
-        auto opened = openQueue(*ctx.resources(), container_, sharedName_, node().name(), spec_);
+        QueueSpec spec = spec_;
+        spec.deterministic = ctx.deterministic();
+        auto opened = openQueue(*ctx.resources(), container_, sharedName_, node().name(), spec);
         if (!opened.hasValue())
           return ctx.fail(opened.takeStatus());
         key_ = *opened;

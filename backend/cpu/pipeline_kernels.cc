@@ -2,6 +2,7 @@
 #include <mutex>
 #include <random>
 
+#include "backend/cpu/random_state.h"
 #include "backend/kernel_registry.h"
 #include "backend/variable.h"
 
@@ -46,17 +47,7 @@ private:
 
 class RandomShuffleKernel : public OpKernel {
 public:
-  explicit RandomShuffleKernel(const ir::Node &n) : OpKernel(n) {
-    int64_t s1 = n.attr<int64_t>("seed"), s2 = n.attr<int64_t>("seed2");
-    if (s1 == 0 && s2 == 0) {
-      std::random_device rd;
-      engine_.seed((static_cast<uint64_t>(rd()) << 32) | rd());
-    } else {
-      std::seed_seq seq{static_cast<uint32_t>(s1), static_cast<uint32_t>(s1 >> 32),
-                        static_cast<uint32_t>(s2), static_cast<uint32_t>(s2 >> 32)};
-      engine_.seed(seq);
-    }
-  }
+  explicit RandomShuffleKernel(const ir::Node &n) : OpKernel(n), states_(n) {}
 
   void compute(KernelContext &ctx) override {
     const ir::Tensor &in = ctx.input(0);
@@ -64,6 +55,9 @@ public:
       ctx.setOutput(0, in);
       return;
     }
+    std::shared_ptr<RandomState> state = states_.get(ctx);
+    if (!state)
+      return;
     int64_t rows = in.dim(0);
     std::vector<int64_t> perm(rows);
     for (int64_t i = 0; i < rows; ++i)
@@ -71,9 +65,10 @@ public:
     {
       // Fisher-Yates with our own index draws, so a seed gives the same
       // order with any standard library.
-      std::lock_guard<std::mutex> lock(mu_);
+      std::lock_guard<std::mutex> lock(state->mu);
+      std::mt19937_64 &engine = state->engine();
       for (int64_t i = rows - 1; i > 0; --i)
-        std::swap(perm[i], perm[engine_() % static_cast<uint64_t>(i + 1)]);
+        std::swap(perm[i], perm[engine() % static_cast<uint64_t>(i + 1)]);
     }
     ir::Tensor out = ir::Tensor::uninitialized(in.dtype(), in.dims());
     int64_t rowElems = in.numElements() / rows;
@@ -92,8 +87,9 @@ public:
   }
 
 private:
-  std::mutex mu_;
-  std::mt19937_64 engine_;
+  // In the session's resources, so a plan compiled again (the graph grew)
+  // continues the stream instead of repeating the first permutation.
+  RandomStateSource states_;
 };
 
 class AssertKernel : public OpKernel {

@@ -1,46 +1,20 @@
 // backend/cpu/random_kernels.cc: CPU kernels for random_uniform,
 // random_normal and truncated_normal.
 //
-// Each node's generator is a mt19937_64 seeded from its (seed, seed2) attrs
-// (random_device when both are 0). It lives in the step's ResourceMgr, keyed
-// by node name, so every executor of a session continues one stream as TF's
-// per-session kernels do; each session (and process) restarts it. Without a
-// ResourceMgr the kernel keeps its own. The bit-to-value transforms are
-// written out (not std:: distributions) so a seed gives the same numbers
-// with any standard library.
+// Each node's generator is a RandomState (backend/cpu/random_state.h): one
+// stream per node and session. The bit-to-value transforms are written out
+// (not std:: distributions) so a seed gives the same numbers with any
+// standard library.
 #include <cmath>
 #include <mutex>
 #include <random>
 
 #include "backend/cpu/math_util.h"
-#include "backend/resource_mgr.h"
+#include "backend/cpu/random_state.h"
 
 namespace sluice::backend {
 
 namespace {
-
-class RandomState final : public Resource {
-public:
-  RandomState(int64_t seed, int64_t seed2) {
-    if (seed == 0 && seed2 == 0) {
-      std::random_device rd;
-      std::seed_seq seq{rd(), rd(), rd(), rd()};
-      engine_.seed(seq);
-    } else {
-      auto lo = [](int64_t v) { return static_cast<uint32_t>(v); };
-      auto hi = [](int64_t v) { return static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32); };
-      std::seed_seq seq{lo(seed), hi(seed), lo(seed2), hi(seed2)};
-      engine_.seed(seq);
-    }
-  }
-  std::string kind() const override { return "RandomState"; }
-
-  std::mutex mu;
-  std::mt19937_64 &engine() { return engine_; }
-
-private:
-  std::mt19937_64 engine_;
-};
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
@@ -68,8 +42,7 @@ enum class Dist { kUniform, kNormal, kTruncated };
 template <Dist kDist> class RandomKernel final : public OpKernel {
 public:
   explicit RandomKernel(const ir::Node &n)
-      : OpKernel(n), seed_(n.attr<int64_t>("seed")),
-        seed2_(n.attr<int64_t>("seed2")) {}
+      : OpKernel(n), states_(n) {}
 
   void compute(KernelContext &ctx) override {
     const ir::Tensor &shape = ctx.input(0);
@@ -88,7 +61,7 @@ public:
       }
     }
     ir::DType dtype = node().attr<ir::DType>("dtype");
-    std::shared_ptr<RandomState> state = stateFor(ctx);
+    std::shared_ptr<RandomState> state = states_.get(ctx);
     if (!state)
       return;
     ir::Tensor &out = ctx.allocateOutput(0, dtype, dims);
@@ -109,25 +82,6 @@ public:
   }
 
 private:
-  std::shared_ptr<RandomState> stateFor(KernelContext &ctx) {
-    auto create = [this]() -> Expected<std::shared_ptr<RandomState>> {
-      return std::make_shared<RandomState>(seed_, seed2_);
-    };
-    if (ResourceMgr *rm = ctx.resources()) {
-      auto s = rm->lookupOrCreate<RandomState>("_sluice_random", node().name(),
-                                               create);
-      if (!s) {
-        ctx.fail(s.takeStatus());
-        return nullptr;
-      }
-      return *s;
-    }
-    std::lock_guard<std::mutex> lock(ownMu_);
-    if (!own_)
-      own_ = *create();
-    return own_;
-  }
-
   template <typename T>
   void fill(std::mt19937_64 &g, T *o, int64_t n, KernelContext &ctx) {
     const ir::Node &nd = node();
@@ -169,9 +123,7 @@ private:
     }
   }
 
-  int64_t seed_, seed2_;
-  std::mutex ownMu_;
-  std::shared_ptr<RandomState> own_;
+  RandomStateSource states_;
 };
 
 } // namespace

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <thread>
 
+#include "runtime/turnstile.h"
+
 namespace sluice::frontend {
 
 namespace {
@@ -237,19 +239,37 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
   }
   (void)start; // threads start at once; `start: false` has no use without .start()
   auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
+  // A deterministic session's runner threads take turns (thread k runs its
+  // op only after thread k-1's finished; a thread whose op ends leaves the
+  // rotation), so reads and enqueues happen in an order fixed by the graph.
+  std::shared_ptr<rt::Turnstile> turns;
+  if (session->options().deterministic)
+    turns = std::make_shared<rt::Turnstile>(static_cast<int>(enqueueOps.size()));
   for (size_t i = 0; i < enqueueOps.size(); ++i) {
     ir::NodeId op = enqueueOps[i];
+    int turn = static_cast<int>(i);
     std::string name = "queue_runner_" + graph->graph->node(op).name();
-    out.push_back(startNative(name, [self, sess, session, coord, op]() -> std::optional<Status> {
+    out.push_back(startNative(name, [self, sess, session, coord, op, turns,
+                                     turn]() -> std::optional<Status> {
       bool decremented = false;
       std::optional<Status> failure;
+      auto giveUp = [&] { return (coord && coord->shouldStop()) || session->isClosed(); };
       while (!(coord && coord->shouldStop())) {
+        if (turns && !turns->acquire(turn, giveUp))
+          break;
+        if (turns && coord && coord->shouldStop())
+          break; // the stop came while this thread waited for its turn
         auto r = [&] {
           RunInFlight inFlight;
           return session->run({}, {}, {op});
         }();
-        if (r.hasValue())
+        if (r.hasValue()) {
+          if (turns)
+            turns->release(turn);
           continue;
+        }
+        if (turns)
+          turns->leave(turn);
         Status s = r.takeStatus();
         if (s.code() == Code::kOutOfRange) {
           // The queue upstream closed: the last thread to end closes ours,
@@ -267,6 +287,8 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
         failure = s;
         break;
       }
+      if (turns)
+        turns->leave(turn);
       if (!decremented) {
         std::lock_guard<std::mutex> lock(self->mu_);
         --self->sessions_[session].running;

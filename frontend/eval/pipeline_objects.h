@@ -47,7 +47,8 @@ public:
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
 
   /// Starts one thread per enqueue op (plus, with a coordinator, one that
-  /// runs cancel_op on stop) in `sess`.
+  /// runs cancel_op on stop) in `sess`. In a deterministic session the
+  /// enqueue threads take turns (rt::Turnstile).
   std::vector<std::shared_ptr<ThreadObject>>
   createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObject> sess,
                 std::shared_ptr<CoordinatorObject> coord, bool start, const SourceLoc &loc);
