@@ -17,6 +17,7 @@ namespace sluice::backend {
 
 class ResourceMgr;
 class FunctionRuntime;
+class Rendezvous;
 
 /// Per-step, per-node arguments of one kernel invocation.
 class KernelContext {
@@ -33,6 +34,8 @@ public:
     int64_t stepId = 0;
     /// The functions of the graph being run (null when it has none).
     FunctionRuntime *functions = nullptr;
+    /// Where send/recv meet (null when the step has one partition).
+    Rendezvous *rendezvous = nullptr;
     /// The session's `deterministic` setting (SessionOptions).
     bool deterministic = false;
   };
@@ -55,6 +58,7 @@ public:
   int intraOpThreads() const { return p_.intraOpThreads; }
   int64_t stepId() const { return p_.stepId; }
   FunctionRuntime *functions() const { return p_.functions; }
+  Rendezvous *rendezvous() const { return p_.rendezvous; }
   /// Whether the session promised reproducible results: resources a
   /// kernel creates take this mode (a RandomShuffleQueue draws from a
   /// logical buffer), and unseeded random kernels fail instead.

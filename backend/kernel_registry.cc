@@ -39,6 +39,7 @@ void registerAllKernels(KernelRegistry &reg) {
   registerParsingKernels(reg);
   registerPipelineKernels(reg);
   registerDatasetKernels(reg);
+  registerTransferKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

@@ -52,5 +52,6 @@ void registerIoKernels(KernelRegistry &reg);      // backend/cpu/io_kernels.cc
 void registerParsingKernels(KernelRegistry &reg); // backend/cpu/parsing_kernels.cc
 void registerPipelineKernels(KernelRegistry &reg);
 void registerDatasetKernels(KernelRegistry &reg); // backend/cpu/dataset_kernels.cc
+void registerTransferKernels(KernelRegistry &reg); // backend/cpu/transfer_kernels.cc
 
 } // namespace sluice::backend

@@ -10,7 +10,12 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   auto opts = std::make_shared<frontend::CompileOptions>();
   CLI::App *cmd = app.add_subcommand("compile", "Build a graph file's graph (or read a .sir) and write it");
   cmd->add_option("file", opts->file, "The .sluice or .sir file")->required();
-  cmd->add_option("--emit", opts->emit, "Output form")->check(CLI::IsMember({"ir", "dot"}));
+  cmd->add_option("--emit", opts->emit, "Output form: ir, dot, or placement (node -> device table)")
+      ->check(CLI::IsMember({"ir", "dot", "placement"}));
+  cmd->add_option("--cpus", opts->cpus, "CPU devices per task for --emit placement")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--allow-soft-placement", opts->allowSoftPlacement,
+                "Place unsatisfiable device requests on a CPU (with a note)");
   cmd->add_option("-o,--output", opts->output, "Output file (default: stdout)");
   cmd->add_option("--print-after", opts->printAfter,
                   "Print the IR to stderr after this pass ('all' for every pass)");

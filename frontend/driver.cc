@@ -2,6 +2,7 @@
 #include "frontend/driver.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"
+#include "passes/placer.h"
 #include "support/large_stack.h"
 
 namespace sluice::frontend {
@@ -133,9 +135,37 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
   return code;
 }
 
+namespace {
+
+// `--emit placement`: node, op, requested and assigned device, aligned.
+std::string placementTable(const ir::Graph &g) {
+  std::vector<std::array<std::string, 4>> rows{{"node", "op", "requested", "assigned"}};
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    const ir::Node &n = g.node(id);
+    rows.push_back({n.name(), n.opName(), n.requestedDevice().empty() ? "-" : n.requestedDevice(),
+                    n.assignedDevice()});
+  }
+  std::array<size_t, 4> width{};
+  for (const auto &r : rows)
+    for (size_t c = 0; c < 4; ++c)
+      width[c] = std::max(width[c], r[c].size());
+  std::string out;
+  for (const auto &r : rows) {
+    for (size_t c = 0; c < 4; ++c) {
+      out += r[c];
+      if (c < 3)
+        out += std::string(width[c] - r[c].size() + 2, ' ');
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+} // namespace
+
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
-  if (opts.emit != "ir" && opts.emit != "dot") {
-    err << "sluice: error: --emit must be 'ir' or 'dot'\n";
+  if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement") {
+    err << "sluice: error: --emit must be 'ir', 'dot' or 'placement'\n";
     return 2;
   }
   int code = 1;
@@ -179,6 +209,11 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     passes::PipelineOptions po;
     po.inferShapes = fromText;
     po.checkPipelines = true;
+    if (opts.emit == "placement") {
+      po.place = true;
+      ctx.options.devices = passes::localDevices(*graph, {{"CPU", std::max(1, opts.cpus)}});
+      ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
+    }
     po.printAfter = opts.printAfter;
     po.afterPass = [&](std::string_view name, const ir::Graph &g) {
       err << "# IR after " << name << "\n" << ir::printGraph(g);
@@ -197,7 +232,16 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     }
     if (opts.werror && !ctx.warnings.empty())
       return;
-    std::string text = opts.emit == "dot" ? ir::writeDot(*graph) : ir::printGraph(*graph);
+    for (const Status &n : ctx.notes) {
+      Diagnostic d;
+      d.severity = Severity::kNote;
+      d.loc = n.loc();
+      d.message = n.message();
+      err << diags.format(d) << '\n';
+    }
+    std::string text = opts.emit == "dot"         ? ir::writeDot(*graph)
+                       : opts.emit == "placement" ? placementTable(*graph)
+                                                  : ir::printGraph(*graph);
     code = writeOutput(text, opts.output, out, err) ? 0 : 1;
   });
   return code;

@@ -72,4 +72,31 @@ std::string FunctionLibrary::uniqueName(const std::string &base) const {
   }
 }
 
+Status copyReferencedFunctions(const FunctionLibrary &from, Graph &to) {
+  std::vector<const Graph *> work{&to};
+  while (!work.empty()) {
+    const Graph *g = work.back();
+    work.pop_back();
+    for (NodeId id = 0; id < g->numNodes(); ++id) {
+      const Node &n = g->node(id);
+      for (const char *attr : {"f", "predicate"}) {
+        if (!n.op().findAttr(attr) || !n.hasAttr(attr))
+          continue;
+        const std::string &name = n.attr<std::string>(attr);
+        if (to.functions().find(name))
+          continue;
+        auto f = from.find(name);
+        if (!f)
+          return Status(Code::kInvalidArgument,
+                        "node '" + n.name() + "' names function '" + name +
+                            "', which the graph does not define",
+                        n.loc());
+        SLUICE_TRY(to.functions().add(f));
+        work.push_back(f->body.get());
+      }
+    }
+  }
+  return Status::ok();
+}
+
 } // namespace sluice::ir

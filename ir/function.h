@@ -50,4 +50,9 @@ private:
   std::map<std::string, std::shared_ptr<const FunctionDef>> fns_;
 };
 
+/// Adds to `to`'s library the functions of `from` that `to`'s nodes name
+/// (attrs `f`, `predicate`), and those their bodies name in turn; a name
+/// `from` lacks is invalid_argument naming the node.
+Status copyReferencedFunctions(const FunctionLibrary &from, Graph &to);
+
 } // namespace sluice::ir

@@ -39,6 +39,7 @@ void registerAllOps(OpRegistry &reg) {
   registerParsingOps(reg);
   registerPipelineOps(reg);
   registerDatasetOps(reg);
+  registerTransferOps(reg);
 }
 
 const OpRegistry &opRegistry() {

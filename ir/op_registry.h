@@ -40,5 +40,6 @@ void registerIoOps(OpRegistry &reg);      // ir/ops/io_ops.cc
 void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc
 void registerPipelineOps(OpRegistry &reg);
 void registerDatasetOps(OpRegistry &reg);
+void registerTransferOps(OpRegistry &reg);
 
 } // namespace sluice::ir

@@ -150,6 +150,9 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
   }
   if (devices.empty())
     return invalidArgument("no devices to place the graph on");
+  std::set<std::string> deviceTypes;
+  for (const ir::DeviceSpec &d : devices)
+    deviceTypes.insert(*d.deviceType);
   std::string available;
   for (const std::string &d : opts.devices)
     available += (available.empty() ? "" : ", ") + d;
@@ -181,11 +184,17 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
     Request req;
     for (ir::NodeId id : ids)
       SLUICE_TRY(mergeRequest(req, g.node(id)));
+    // An op with no kernel on any device type here fails later, when its
+    // kernel is made; it does not steer placement.
     auto hasKernels = [&](const ir::DeviceSpec &d) {
-      for (ir::NodeId id : ids)
-        if (!kernels.has(g.node(id).opName(), *d.deviceType) &&
-            kernels.has(g.node(id).opName(), "CPU"))
-          return false;
+      for (ir::NodeId id : ids) {
+        const std::string &op = g.node(id).opName();
+        if (kernels.has(op, *d.deviceType))
+          continue;
+        for (const std::string &type : deviceTypes)
+          if (kernels.has(op, type))
+            return false;
+      }
       return true;
     };
     const ir::DeviceSpec *chosen = nullptr;
@@ -207,7 +216,8 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
                                             : first;
     if (!chosen) {
       std::string request = req.spec.toString();
-      std::string why = anyMatch ? "no supported kernel for " + *req.spec.deviceType +
+      std::string why = anyMatch ? "no supported kernel for " +
+                                       req.spec.deviceType.value_or("the matching") +
                                        " devices is available"
                                  : "no devices matching that specification are registered in "
                                    "this process";

@@ -80,35 +80,6 @@ public:
   Status run(ir::Graph &graph, PassContext &ctx) override;
 };
 
-// The functions the kept nodes name (map and filter bodies), and the ones
-// those bodies name in turn.
-Status copyUsedFunctions(const ir::Graph &from, ir::Graph &to) {
-  std::vector<const ir::Graph *> work{&to};
-  while (!work.empty()) {
-    const ir::Graph *g = work.back();
-    work.pop_back();
-    for (ir::NodeId id = 0; id < g->numNodes(); ++id) {
-      const ir::Node &n = g->node(id);
-      for (const char *attr : {"f", "predicate"}) {
-        if (!n.op().findAttr(attr) || !n.hasAttr(attr))
-          continue;
-        const std::string &name = n.attr<std::string>(attr);
-        if (to.functions().find(name))
-          continue;
-        auto f = from.functions().find(name);
-        if (!f)
-          return Status(Code::kInvalidArgument,
-                        "node '" + n.name() + "' names function '" + name +
-                            "', which the graph does not define",
-                        n.loc());
-        SLUICE_TRY(to.functions().add(f));
-        work.push_back(f->body.get());
-      }
-    }
-  }
-  return Status::ok();
-}
-
 Status PrunePass::run(ir::Graph &g, PassContext &ctx) {
   std::vector<bool> needed = neededNodes(g, ctx.feeds, ctx.fetches, ctx.targets);
   auto fed = fedOutputs(g, ctx.feeds);
@@ -146,6 +117,7 @@ Status PrunePass::run(ir::Graph &g, PassContext &ctx) {
     spec.requestedDevice = p.requestedDevice();
     spec.loc = p.loc();
     SLUICE_ASSIGN_OR_RETURN(ir::Node * c, out->addNode(std::move(spec)));
+    c->setAssignedDevice(p.assignedDevice());
     feedRemap[o] = ir::Output{c->id(), 0};
   }
 
@@ -183,7 +155,7 @@ Status PrunePass::run(ir::Graph &g, PassContext &ctx) {
     if (remap[t] != ir::kNoNode) // a fully fed target does not run
       targets.push_back(remap[t]);
   ctx.targets = std::move(targets);
-  SLUICE_TRY(copyUsedFunctions(g, *out));
+  SLUICE_TRY(ir::copyReferencedFunctions(g.functions(), *out));
   ctx.replacement = std::move(out);
   return Status::ok();
 }

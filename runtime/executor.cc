@@ -86,6 +86,7 @@ struct Executor::Step {
     p.deterministic = exec->opts_.deterministic;
     p.stepId = params->stepId;
     p.functions = exec->opts_.functions.get();
+    p.rendezvous = params->rendezvous;
     return p;
   }
 

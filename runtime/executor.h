@@ -44,6 +44,8 @@ struct StepParams {
   /// Values for the plan's feeds, in the order given to create().
   const std::vector<ir::Tensor> *feedValues = nullptr;
   backend::ResourceMgr *resources = nullptr;
+  /// Where this partition's send/recv nodes meet the others'.
+  backend::Rendezvous *rendezvous = nullptr;
   /// Cancelled when the step fails or times out; the caller may cancel it
   /// too (session close). Null: the step uses its own.
   CancellationManager *cancellation = nullptr;

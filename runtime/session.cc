@@ -5,15 +5,26 @@
 
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "passes/pipeline.h"
+#include "passes/partition.h"
 #include "passes/placer.h"
+#include "backend/rendezvous.h"
 #include "runtime/executor.h"
 
 namespace sluice::rt {
 
 struct Session::Compiled {
-  std::unique_ptr<Executor> executor;
+  std::unique_ptr<Executor> executor; // the whole step on one device
+  /// A step spanning several devices: one executor per partition, run
+  /// together and joined by a rendezvous.
+  struct Part {
+    std::unique_ptr<Executor> executor;
+    std::vector<int> feeds;   // indices into the run's feeds
+    std::vector<int> fetches; // indices into the run's fetches
+  };
+  std::vector<Part> parts;
   int numNodes = 0; // graph size it was compiled from
 };
 
@@ -182,6 +193,20 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
   passes::PipelineOptions po;
   po.place = true;
+  // log_device_placement names the step's nodes as the user wrote them:
+  // the graph after the first prune, before folding replaces any.
+  std::vector<std::string> placementLines;
+  if (options_.logDevicePlacement) {
+    po.printAfter = "prune";
+    po.afterPass = [&placementLines](std::string_view, const ir::Graph &g) {
+      if (!placementLines.empty())
+        return;
+      for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+        const ir::Node &n = g.node(id);
+        placementLines.push_back(n.name() + ": (" + n.opName() + "): " + n.assignedDevice());
+      }
+    };
+  }
   SLUICE_TRY(passes::runPipeline(clone, ctx, po));
   {
     std::lock_guard<std::mutex> lock(logMu_);
@@ -189,12 +214,9 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
       if (notedNodes_.insert(note.node()).second)
         log((note.loc().valid() ? note.loc().str() + ": " : std::string()) + "note: " +
             note.message());
-    if (options_.logDevicePlacement)
-      for (ir::NodeId id = 0; id < clone->numNodes(); ++id) {
-        const ir::Node &n = clone->node(id);
-        if (loggedNodes_.insert(n.name()).second)
-          log(n.name() + ": (" + n.opName() + "): " + n.assignedDevice());
-      }
+    for (const std::string &line : placementLines)
+      if (loggedNodes_.insert(line.substr(0, line.find(": ("))).second)
+        log(line);
   }
 
   ExecutorOptions eo;
@@ -202,12 +224,85 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   eo.intraOpThreads =
       options_.intraOpThreads > 0 ? options_.intraOpThreads : hardwareThreads();
   eo.deterministic = options_.deterministic;
-  SLUICE_ASSIGN_OR_RETURN(
-      compiled->executor,
-      Executor::create(std::shared_ptr<const ir::Graph>(std::move(clone)),
-                       std::move(ctx.feeds), std::move(ctx.fetches),
-                       std::move(ctx.targets), eo));
+  SLUICE_ASSIGN_OR_RETURN(passes::PartitionedGraph split, passes::partitionGraph(*clone));
+  if (split.parts.size() <= 1) {
+    SLUICE_ASSIGN_OR_RETURN(
+        compiled->executor,
+        Executor::create(std::shared_ptr<const ir::Graph>(std::move(clone)),
+                         std::move(ctx.feeds), std::move(ctx.fetches),
+                         std::move(ctx.targets), eo));
+    return compiled;
+  }
+  size_t n = split.parts.size();
+  std::vector<std::vector<ir::Output>> feedsOf(n), fetchesOf(n);
+  std::vector<std::vector<ir::NodeId>> targetsOf(n);
+  compiled->parts.resize(n);
+  for (size_t i = 0; i < ctx.feeds.size(); ++i) {
+    auto [p, o] = split.locate(ctx.feeds[i]);
+    feedsOf[p].push_back(o);
+    compiled->parts[p].feeds.push_back(static_cast<int>(i));
+  }
+  for (size_t i = 0; i < ctx.fetches.size(); ++i) {
+    auto [p, o] = split.locate(ctx.fetches[i]);
+    fetchesOf[p].push_back(o);
+    compiled->parts[p].fetches.push_back(static_cast<int>(i));
+  }
+  for (ir::NodeId t : ctx.targets)
+    targetsOf[split.where[t].first].push_back(split.where[t].second);
+  for (size_t p = 0; p < n; ++p) {
+    // Every send runs: another partition waits for it.
+    const ir::Graph &pg = *split.parts[p].graph;
+    for (ir::NodeId id = 0; id < pg.numNodes(); ++id)
+      if (pg.node(id).opName() == "send")
+        targetsOf[p].push_back(id);
+    SLUICE_ASSIGN_OR_RETURN(
+        compiled->parts[p].executor,
+        Executor::create(std::shared_ptr<const ir::Graph>(std::move(split.parts[p].graph)),
+                         std::move(feedsOf[p]), std::move(fetchesOf[p]),
+                         std::move(targetsOf[p]), eo));
+  }
   return compiled;
+}
+
+Expected<std::vector<ir::Tensor>>
+Session::runPartitions(const Compiled &c, const std::vector<ir::Tensor> &feedValues,
+                       size_t numFetches, const StepParams &step) {
+  backend::LocalRendezvous rendezvous;
+  size_t n = c.parts.size();
+  std::vector<std::optional<Expected<std::vector<ir::Tensor>>>> results(n);
+  auto runPart = [&](size_t p) {
+    std::vector<ir::Tensor> feeds;
+    for (int i : c.parts[p].feeds)
+      feeds.push_back(feedValues[i]);
+    StepParams params = step;
+    params.feedValues = &feeds;
+    params.rendezvous = &rendezvous;
+    results[p] = c.parts[p].executor->run(params);
+    // A failed partition must not leave the others waiting on its sends.
+    if (!results[p]->hasValue())
+      rendezvous.abort(results[p]->status());
+  };
+  // Each partition blocks its thread until the step ends, so each gets a
+  // thread of its own (pool threads stay free for kernels).
+  std::vector<std::thread> threads;
+  for (size_t p = 1; p < n; ++p)
+    threads.emplace_back(runPart, p);
+  runPart(0);
+  for (std::thread &t : threads)
+    t.join();
+  const Status *firstError = nullptr;
+  for (auto &r : results)
+    if (!r->hasValue() &&
+        (!firstError || (firstError->code() == Code::kCancelled &&
+                         r->status().code() != Code::kCancelled)))
+      firstError = &r->status();
+  if (firstError)
+    return *firstError;
+  std::vector<ir::Tensor> out(numFetches);
+  for (size_t p = 0; p < n; ++p)
+    for (size_t k = 0; k < c.parts[p].fetches.size(); ++k)
+      out[c.parts[p].fetches[k]] = std::move((**results[p])[k]);
+  return out;
 }
 
 Expected<std::vector<ir::Tensor>>
@@ -262,7 +357,9 @@ Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
         std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
   if (opts.stallCheck)
     params.stallCheck = &opts.stallCheck;
-  auto result = compiled->executor->run(params);
+  auto result = compiled->parts.empty()
+                    ? compiled->executor->run(params)
+                    : runPartitions(*compiled, values, fetches.size(), params);
   {
     std::lock_guard<std::mutex> lock(stepsMu_);
     activeSteps_.erase(&cm);

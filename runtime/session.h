@@ -21,6 +21,7 @@
 #include "backend/kernel_registry.h"
 #include "backend/resource_mgr.h"
 #include "ir/graph.h"
+#include "runtime/executor.h"
 #include "runtime/thread_pool.h"
 
 namespace sluice::rt {
@@ -119,6 +120,9 @@ private:
   std::atomic<int64_t> nextStepId_{1};
 
   void log(const std::string &line) const;
+  Expected<std::vector<ir::Tensor>> runPartitions(const Compiled &c,
+                                                  const std::vector<ir::Tensor> &feedValues,
+                                                  size_t numFetches, const StepParams &step);
 
   mutable std::mutex logMu_;
   std::set<std::string> loggedNodes_; // guarded by logMu_ (log_device_placement)

@@ -218,6 +218,9 @@ void registerDatasetKernels(KernelRegistry &reg) {
     SLUICE_ASSIGN_OR_RETURN(int64_t buffer, scalarInt(ctx, 1, "buffer_size"));
     SLUICE_ASSIGN_OR_RETURN(int64_t seed, scalarInt(ctx, 2, "seed"));
     SLUICE_ASSIGN_OR_RETURN(int64_t seed2, scalarInt(ctx, 3, "seed2"));
+    if (ctx.deterministic() && seed == 0 && seed2 == 0)
+      return failedPrecondition("shuffle has no seed and the session is deterministic: call "
+                                "set_random_seed(...) or pass seed:");
     return data::makeShuffleDataset(std::move(in), buffer, seed, seed2,
                                     ctx.node().attr<bool>("reshuffle_each_iteration"));
   });

@@ -133,6 +133,32 @@ fi
 printf 'garbage %%x = \n' >"$work/broken.sir"
 expect_rc 1 "compile broken .sir" "$sluice" compile "$work/broken.sir" --emit ir
 
+# --- compile --emit placement, log_device_placement -------------------------
+cat >"$work/placed.sluice" <<'SL'
+with device("/job:ps/task:1") { v = variable(1.0, name: "v") }
+with device("/cpu:1") { y = multiply(v, 2.0, name: "y") }
+with device("/gpu:0") { g = add(y, 1.0, name: "g") }
+SL
+expect_rc 1 "placement without soft placement" "$sluice" compile "$work/placed.sluice" --emit placement --cpus 2
+grep -q "Could not satisfy explicit device specification '/device:GPU:0'" "$work/err" ||
+  bad "placement: missing-GPU error not reported: $(head -c 300 "$work/err")"
+if expect_rc 0 "compile --emit placement" "$sluice" compile "$work/placed.sluice" --emit placement \
+  --cpus 2 --allow-soft-placement; then
+  grep -Eq '^v +variable +/job:ps/task:1 +/job:ps/replica:0/task:1/device:CPU:0$' "$work/out" ||
+    bad "placement: v not on ps task 1: $(cat "$work/out")"
+  grep -Eq '^y +multiply +/device:CPU:1 +/job:localhost/replica:0/task:0/device:CPU:1$' "$work/out" ||
+    bad "placement: y not on CPU:1: $(cat "$work/out")"
+  grep -q "note: soft placement: 'g'" "$work/err" || bad "placement: no soft placement note for g"
+fi
+cat >"$work/logged.sluice" <<'SL'
+x = add(constant(1.0), 2.0, name: "sum")
+session(config: config_proto(log_device_placement: true)) { print(run(x)) }
+SL
+if expect_rc 0 "log_device_placement" "$sluice" run "$work/logged.sluice"; then
+  grep -q '^sum: (add): /job:localhost/replica:0/task:0/device:CPU:0$' "$work/err" ||
+    bad "log_device_placement: no line for sum: $(head -c 300 "$work/err")"
+fi
+
 # --- test: the summary line ------------------------------------------------
 mkdir -p "$work/lang"
 cat >"$work/lang/summary.sluice" <<'SL'

@@ -13,12 +13,17 @@ using testing::TestGraph;
 
 TEST(PipelineTest, RegistryListsEveryPass) {
   EXPECT_EQ(passNames(), (std::vector<std::string>{"shape-inference", "prune",
-                                                   "constant-folding", "pipeline-check"}));
+                                                   "constant-folding", "pipeline-check",
+                                                   "placer"}));
   EXPECT_EQ(pipelineOrder({}),
             (std::vector<std::string>{"prune", "constant-folding", "prune"}));
   PipelineOptions withShapes;
   withShapes.inferShapes = true;
   EXPECT_EQ(pipelineOrder(withShapes).front(), "shape-inference");
+  PipelineOptions placed;
+  placed.place = true;
+  EXPECT_EQ(pipelineOrder(placed),
+            (std::vector<std::string>{"placer", "prune", "constant-folding", "prune"}));
 }
 
 TEST(PipelineTest, PrintsAfterANamedPass) {
@@ -68,7 +73,7 @@ TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
   Status s = runPipeline(t.owned(), ctx, opts);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown pass 'constant-fold' (valid passes: "
-                         "shape-inference, prune, constant-folding, pipeline-check)");
+                         "shape-inference, prune, constant-folding, pipeline-check, placer)");
   EXPECT_FALSE(createPass("nope").hasValue());
 }
 
