@@ -1,8 +1,11 @@
-// backend/rendezvous.cc
+// backend/rendezvous.cc: rendezvous keys and the in-process rendezvous.
 #include "backend/rendezvous.h"
 
+#include <charconv>
 #include <cstdio>
 #include <vector>
+
+#include "ir/device_spec.h"
 
 namespace sluice::backend {
 
@@ -15,21 +18,73 @@ std::string rendezvousKey(const std::string &sendDevice, int64_t incarnation,
          std::to_string(frame) + ":" + std::to_string(iteration);
 }
 
+namespace {
+
+Status badKey(std::string_view key, const std::string &why) {
+  return invalidArgument("Invalid rendezvous key: " + std::string(key) + " (" + why + ")");
+}
+
+template <typename T> bool parseNumber(std::string_view s, T &v, int base = 10) {
+  if (s.empty())
+    return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// TF's text, which its tests match on; the key says which tensor.
+Status cancelledRecv(const std::string &key) {
+  return Status(Code::kCancelled, "RecvAsync is cancelled. (key " + key + ")");
+}
+
+} // namespace
+
+Expected<ParsedRendezvousKey> parseRendezvousKey(std::string_view key) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t semi = key.find(';', start);
+    parts.push_back(key.substr(start, semi - start));
+    if (semi == std::string_view::npos)
+      break;
+    start = semi + 1;
+  }
+  if (parts.size() != 5)
+    return badKey(key, "expected 5 parts separated by ';', got " + std::to_string(parts.size()));
+  ParsedRendezvousKey k;
+  for (int i : {0, 2}) {
+    auto spec = ir::DeviceSpec::parse(parts[i]);
+    if (parts[i].empty() || !spec.hasValue())
+      return badKey(key, "'" + std::string(parts[i]) + "' is not a device name");
+    (i == 0 ? k.sendDevice : k.recvDevice) = std::string(parts[i]);
+  }
+  if (parts[1].size() > 16 || !parseNumber(parts[1], k.incarnation, 16))
+    return badKey(key, "'" + std::string(parts[1]) + "' is not a hex incarnation");
+  if (parts[3].empty())
+    return badKey(key, "the tensor name is empty");
+  k.tensorName = std::string(parts[3]);
+  size_t colon = parts[4].find(':');
+  if (colon == std::string_view::npos || !parseNumber(parts[4].substr(0, colon), k.frame) ||
+      !parseNumber(parts[4].substr(colon + 1), k.iteration))
+    return badKey(key, "'" + std::string(parts[4]) + "' is not frame:iteration");
+  return k;
+}
+
+LocalRendezvous::LocalRendezvous() : st_(std::make_shared<State>()) {}
+
 Status LocalRendezvous::send(const std::string &key, ir::Tensor t) {
   Waiter w;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!aborted_.isOk())
-      return aborted_;
-    if (!sent_.emplace(key, true).second)
+    std::lock_guard<std::mutex> lock(st_->mu);
+    if (!st_->aborted.isOk())
+      return st_->aborted;
+    if (!st_->sent.emplace(key, true).second)
       return internalError("rendezvous key '" + key + "' was sent twice in one step");
-    auto it = waiting_.find(key);
-    if (it == waiting_.end()) {
-      ready_.emplace(key, std::move(t));
+    auto it = st_->waiting.find(key);
+    if (it == st_->waiting.end()) {
+      st_->ready.emplace(key, std::move(t));
       return Status::ok();
     }
     w = std::move(it->second);
-    waiting_.erase(it);
+    st_->waiting.erase(it);
   }
   // Whoever removes the waiter completes it, outside the lock.
   if (w.cm)
@@ -40,55 +95,55 @@ Status LocalRendezvous::send(const std::string &key, ir::Tensor t) {
 
 void LocalRendezvous::recvAsync(const std::string &key, CancellationManager *cm,
                                 DoneCallback done) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!aborted_.isOk()) {
-    Status s = aborted_;
+  std::unique_lock<std::mutex> lock(st_->mu);
+  if (!st_->aborted.isOk()) {
+    Status s = st_->aborted;
     lock.unlock();
     return done(s, {});
   }
-  auto it = ready_.find(key);
-  if (it != ready_.end()) {
+  auto it = st_->ready.find(key);
+  if (it != st_->ready.end()) {
     ir::Tensor t = std::move(it->second);
-    ready_.erase(it);
+    st_->ready.erase(it);
     lock.unlock();
     return done(Status::ok(), std::move(t));
   }
-  Waiter &w = waiting_[key];
+  Waiter &w = st_->waiting[key];
   w.done = std::move(done);
-  if (cm) {
-    w.cm = cm;
-    w.token = cm->registerCallback([this, key] {
-      DoneCallback d;
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        auto wi = waiting_.find(key);
-        if (wi == waiting_.end())
-          return;
-        d = std::move(wi->second.done);
-        waiting_.erase(wi);
-      }
-      d(Status(Code::kCancelled, "recv of '" + key + "' was cancelled"), {});
-    });
-    if (w.token == CancellationManager::kInvalidToken) {
-      DoneCallback d = std::move(w.done);
-      waiting_.erase(key);
-      lock.unlock();
-      return d(Status(Code::kCancelled, "recv of '" + key + "' was cancelled"), {});
+  if (!cm)
+    return;
+  w.cm = cm;
+  w.token = cm->registerCallback([st = st_, key] {
+    DoneCallback d;
+    {
+      std::lock_guard<std::mutex> l(st->mu);
+      auto wi = st->waiting.find(key);
+      if (wi == st->waiting.end())
+        return; // a send or an abort got there first
+      d = std::move(wi->second.done);
+      st->waiting.erase(wi);
     }
+    d(cancelledRecv(key), {});
+  });
+  if (w.token == CancellationManager::kInvalidToken) {
+    DoneCallback d = std::move(w.done);
+    st_->waiting.erase(key);
+    lock.unlock();
+    d(cancelledRecv(key), {});
   }
 }
 
 void LocalRendezvous::abort(Status s) {
   std::vector<Waiter> waiters;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!aborted_.isOk())
+    std::lock_guard<std::mutex> lock(st_->mu);
+    if (!st_->aborted.isOk())
       return;
-    aborted_ = s;
-    for (auto &[k, w] : waiting_)
+    st_->aborted = s;
+    for (auto &[k, w] : st_->waiting)
       waiters.push_back(std::move(w));
-    waiting_.clear();
-    ready_.clear();
+    st_->waiting.clear();
+    st_->ready.clear();
   }
   for (Waiter &w : waiters) {
     if (w.cm)

@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "ir/tensor.h"
 #include "support/cancellation.h"
@@ -20,6 +22,20 @@ namespace sluice::backend {
 std::string rendezvousKey(const std::string &sendDevice, int64_t incarnation,
                           const std::string &recvDevice, const std::string &tensorName,
                           int frame = 0, int iteration = 0);
+
+struct ParsedRendezvousKey {
+  std::string sendDevice;
+  uint64_t incarnation = 0;
+  std::string recvDevice;
+  std::string tensorName;
+  int frame = 0;
+  int iteration = 0;
+};
+
+/// The parts of a key (what a remote rendezvous receives); invalid_argument
+/// unless it has five parts, two valid device names, a hex incarnation, a
+/// non-empty tensor name and a "frame:iteration" pair.
+Expected<ParsedRendezvousKey> parseRendezvousKey(std::string_view key);
 
 class Rendezvous {
 public:
@@ -37,6 +53,7 @@ public:
 /// One step's rendezvous between partitions in this process.
 class LocalRendezvous : public Rendezvous {
 public:
+  LocalRendezvous();
   Status send(const std::string &key, ir::Tensor t) override;
   void recvAsync(const std::string &key, CancellationManager *cm, DoneCallback done) override;
   void abort(Status s) override;
@@ -47,11 +64,17 @@ private:
     CancellationManager *cm = nullptr;
     CancellationManager::Token token = CancellationManager::kInvalidToken;
   };
-  std::mutex mu_;
-  Status aborted_;                          // guarded by mu_
-  std::map<std::string, ir::Tensor> ready_; // sent, not yet received
-  std::map<std::string, Waiter> waiting_;   // received before the send
-  std::map<std::string, bool> sent_;        // keys seen, for double sends
+  // Shared with the cancellation callbacks, which may still be running
+  // (CancellationManager does not wait for them) after the step's last
+  // recv completed and the rendezvous is gone.
+  struct State {
+    std::mutex mu;
+    Status aborted;                          // guarded by mu
+    std::map<std::string, ir::Tensor> ready; // sent, not yet received
+    std::map<std::string, Waiter> waiting;   // received before the send
+    std::map<std::string, bool> sent;        // keys seen, for double sends
+  };
+  std::shared_ptr<State> st_;
 };
 
 } // namespace sluice::backend

@@ -1,4 +1,5 @@
-// passes/partition.cc
+// passes/partition.cc: the partitioner: copies each node into its
+// device's graph and cuts the edges between devices.
 #include "passes/partition.h"
 
 #include <map>
@@ -114,14 +115,22 @@ private:
     if (it != recvs_.end())
       return it->second;
     const ir::Node &src = g_.node(in.node);
-    std::string tensorName = src.name() + ":" + std::to_string(in.index);
-    SLUICE_ASSIGN_OR_RETURN(ir::Output r, transfer(from, o, tensorName,
+    SLUICE_ASSIGN_OR_RETURN(ir::Output r, transfer(from, o, edgeName(src),
                                                    src.name() + "_" + std::to_string(in.index),
                                                    src.loc(), part));
     recvs_[key] = r;
     return r;
   }
 
+  // TF's tensor_name, "edge_<id>_<source node>"; the id numbers the cut
+  // edges in the order the partitioner meets them.
+  std::string edgeName(const ir::Node &src) {
+    return "edge_" + std::to_string(nextEdge_++) + "_" + src.name();
+  }
+
+  // As TF: a float constant of shape [0] that runs after the source is
+  // sent across, and the Identity of its recv becomes the control input,
+  // so the destination waits for the source without moving data.
   Expected<ir::NodeId> control(ir::NodeId c, int part) {
     auto [from, local] = out_.where[c];
     if (from == part)
@@ -131,20 +140,25 @@ private:
     if (it != controlRecvs_.end())
       return it->second;
     const ir::Node &src = g_.node(c);
-    // A constant that runs after the source, sent across: the recv
-    // completes only once the source has run.
     ir::NodeSpec dummy;
     dummy.name = out_.parts[from].graph->uniqueName(src.name() + "/_control_const");
     dummy.op = "constant";
-    dummy.attrs = {{"dtype", ir::DType::kBool}, {"value", ir::Tensor::scalar<bool>(true)}};
+    dummy.attrs = {{"dtype", ir::DType::kF32},
+                   {"value", ir::Tensor(ir::DType::kF32, ir::Dims{0})}};
     dummy.controlInputs = {local};
     dummy.loc = src.loc();
     SLUICE_ASSIGN_OR_RETURN(ir::Node * d, add(from, std::move(dummy)));
     SLUICE_ASSIGN_OR_RETURN(ir::Output r,
-                            transfer(from, ir::Output{d->id(), 0}, "^" + src.name(),
+                            transfer(from, ir::Output{d->id(), 0}, edgeName(src),
                                      src.name() + "_control", src.loc(), part));
-    controlRecvs_[key] = r.node;
-    return r.node;
+    ir::NodeSpec id;
+    id.name = out_.parts[part].graph->uniqueName(src.name() + "/_control_identity");
+    id.op = "identity";
+    id.inputs = {r};
+    id.loc = src.loc();
+    SLUICE_ASSIGN_OR_RETURN(ir::Node * ident, add(part, std::move(id)));
+    controlRecvs_[key] = ident->id();
+    return ident->id();
   }
 
   const ir::Graph &g_;
@@ -152,6 +166,7 @@ private:
   std::map<std::string, int> partIndex_;
   std::map<std::pair<ir::Output, int>, ir::Output> recvs_;
   std::map<std::pair<ir::NodeId, int>, ir::NodeId> controlRecvs_;
+  int nextEdge_ = 0;
 };
 
 } // namespace
