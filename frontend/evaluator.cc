@@ -20,6 +20,8 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installPipelineBuiltins(*this, *builtins);
   installDatasetBuiltins(*this, *builtins);
   installPlacerBuiltins(*this, *builtins);
+  installClusterBuiltins(*this, *builtins);
+  installDeviceSetterBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

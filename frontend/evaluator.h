@@ -15,6 +15,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/graph_context.h"
 #include "frontend/value.h"
+#include "ir/cluster_spec.h"
 
 namespace sluice::frontend {
 
@@ -32,6 +33,9 @@ struct EvalOptions {
   std::ostream *err = nullptr; // warnings (stderr if null)
   bool werror = false;         // pipeline warnings are errors
   std::vector<std::pair<std::string, Value>> globals; // --set bindings
+  /// What `task` is bound to (--task/--cluster or TF_CONFIG); unset: the
+  /// local default, worker 0 and chief.
+  std::optional<ir::TaskConfig> task;
 };
 
 /// One `test "name" { }` block found in a file.

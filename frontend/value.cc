@@ -90,7 +90,7 @@ bool Value::equals(const Value &o) const {
   case kOp: return asOp().graph == o.asOp().graph && asOp().node == o.asOp().node;
   case kDType: return asDType() == o.asDType();
   case kErrorKind: return asErrorKind() == o.asErrorKind();
-  case kObject: return asObject() == o.asObject();
+  case kObject: return asObject()->equalsObject(*o.asObject());
   default: return false;
   }
 }

@@ -186,6 +186,11 @@ public:
   virtual std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name);
   /// Text for print().
   virtual std::string repr() const;
+  /// `==` between two objects: identity unless the type has a value
+  /// (cluster specs compare by content, as TF's ClusterSpec).
+  virtual bool equalsObject(const Object &o) const { return this == &o; }
+  /// `if obj`: true unless the type says otherwise (an empty cluster).
+  virtual bool truthy() const { return true; }
 };
 
 /// Positional and keyword arguments of a call, with locations for errors.

@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build pkg-config ccache mold g++
   antlr4 libantlr4-runtime-dev
   libboost-graph-dev libgtest-dev libgmock-dev
-  libfmt-dev libcli11-dev libopenblas-dev libedit-dev afl++
+  libfmt-dev libcli11-dev libopenblas-dev libedit-dev nlohmann-json3-dev afl++
 )
 
 missing=()

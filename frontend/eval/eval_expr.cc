@@ -232,6 +232,7 @@ bool EvaluatorImpl::truthy(const Value &v, const SourceLoc &loc) {
                "a symbolic tensor has no truth value while the graph is built; "
                "run it in a session first",
                loc);
+  case Value::kObject: return v.asObject()->truthy();
   default: return true;
   }
 }

@@ -181,6 +181,8 @@ void installReaderBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_readers.cc
 void installPipelineBuiltins(EvaluatorImpl &ev, Env &env); // builtins_pipeline.cc
 void installDatasetBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_datasets.cc
 void installPlacerBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_placer.cc
+void installClusterBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_cluster.cc
+void installDeviceSetterBuiltins(EvaluatorImpl &ev, Env &env); // builtins_device_setter.cc
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);
