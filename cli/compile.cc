@@ -20,6 +20,9 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--print-after", opts->printAfter,
                   "Print the IR to stderr after this pass ('all' for every pass)");
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
+  cmd->add_option("--cluster", opts->taskFlags.clusterFile,
+                  "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
+  cmd->add_option("--task", opts->taskFlags.task, "This task, JOB:INDEX (binds `task`)");
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::compileProgram(*opts, std::cout, std::cerr);
   });

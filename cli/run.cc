@@ -15,6 +15,11 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--set", *sets, "Bind NAME=VALUE as a global before running");
   cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
+  cmd->add_flag("--one-device", opts->oneDevice,
+                "Run every node on the first CPU, ignoring device requests");
+  cmd->add_option("--cluster", opts->taskFlags.clusterFile,
+                  "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
+  cmd->add_option("--task", opts->taskFlags.task, "This task, JOB:INDEX (binds `task`)");
   cmd->callback([opts, sets, &exitCode] {
     opts->sets.clear();
     for (const std::string &s : *sets) {

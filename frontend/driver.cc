@@ -2,6 +2,7 @@
 #include "frontend/driver.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,76 @@ bool writeOutput(const std::string &text, const std::string &path, std::ostream 
   return true;
 }
 
+// The task `task` is bound to; exit code 2 (usage) or 1 (bad cluster or
+// TF_CONFIG) with the message on `err` when it cannot be resolved.
+std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &err, int &code) {
+  std::string type;
+  int index = 0;
+  if (!flags.task.empty()) {
+    auto colon = flags.task.rfind(':');
+    bool ok = colon != std::string::npos && colon > 0 && colon + 1 < flags.task.size();
+    if (ok) {
+      type = flags.task.substr(0, colon);
+      std::string digits = flags.task.substr(colon + 1);
+      ok = digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
+      if (ok)
+        index = std::stoi(digits);
+    }
+    if (!ok) {
+      err << "sluice: error: --task: expected JOB:INDEX (e.g. worker:1), got '" << flags.task
+          << "'\n";
+      code = 2;
+      return std::nullopt;
+    }
+  }
+  auto fail = [&](const std::string &what, const Status &s) -> std::optional<ir::TaskConfig> {
+    err << "sluice: error: " << what << ": " << s.message() << "\n";
+    code = 1;
+    return std::nullopt;
+  };
+  if (!flags.clusterFile.empty()) {
+    std::ifstream f(flags.clusterFile, std::ios::binary);
+    std::stringstream text;
+    if (!f || !(text << f.rdbuf()))
+      return fail("--cluster", invalidArgument("cannot read '" + flags.clusterFile + "'"));
+    std::string json = text.str();
+    // A whole TF_CONFIG names its task; --task overrides it.
+    auto asConfig = ir::parseTfConfig(json);
+    bool isTfConfig = json.find("\"cluster\"") != std::string::npos && asConfig.hasValue();
+    if (isTfConfig && flags.task.empty())
+      return *asConfig;
+    ir::ClusterSpec cluster;
+    if (isTfConfig) {
+      cluster = asConfig->cluster;
+    } else {
+      auto c = ir::clusterSpecFromJson(json);
+      if (!c.hasValue())
+        return fail("--cluster " + flags.clusterFile, c.status());
+      cluster = *c;
+    }
+    if (flags.task.empty())
+      return fail("--cluster " + flags.clusterFile,
+                  invalidArgument("a cluster needs --task JOB:INDEX to say which task this is"));
+    auto t = ir::taskConfigFor(cluster, type, index);
+    if (!t.hasValue())
+      return fail("--task " + flags.task, t.status());
+    return *t;
+  }
+  if (!flags.task.empty()) {
+    auto t = ir::taskConfigFor({}, type, index);
+    if (!t.hasValue())
+      return fail("--task " + flags.task, t.status());
+    return *t;
+  }
+  if (const char *env = std::getenv("TF_CONFIG")) {
+    auto t = ir::parseTfConfig(env);
+    if (!t.hasValue())
+      return fail("TF_CONFIG", t.status());
+    return *t;
+  }
+  return ir::TaskConfig{};
+}
+
 } // namespace
 
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err) {
@@ -111,10 +182,15 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     file = (fs::path(opts.workDir) / file).string();
   if (!opts.workDir.empty() && fs::path(file).is_relative())
     file = fs::absolute(file).string();
+  auto task = resolveTask(opts.taskFlags, err, code);
+  if (!task)
+    return code;
   runWithLargeStack([&] {
     DiagnosticEngine diags;
     EvalOptions eo;
     eo.mode = EvalMode::kRun;
+    eo.task = task;
+    eo.oneDevice = opts.oneDevice;
     eo.json = opts.json;
     eo.out = &out;
     eo.err = &err;
@@ -163,12 +239,30 @@ std::string placementTable(const ir::Graph &g) {
 
 } // namespace
 
+namespace {
+
+// A cluster compile places on the cluster's tasks; otherwise every task
+// the graph names is hosted, as a session in this process would.
+std::vector<std::string> compileDevices(const ir::Graph &g, const ir::TaskConfig &task,
+                                        int cpus) {
+  cpus = std::max(1, cpus);
+  if (!task.cluster.empty())
+    return task.cluster.devices(cpus);
+  return passes::localDevices(g, {{"CPU", cpus}});
+}
+
+} // namespace
+
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
   if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement") {
     err << "sluice: error: --emit must be 'ir', 'dot' or 'placement'\n";
     return 2;
   }
   int code = 1;
+  auto task = resolveTask(opts.taskFlags, err, code);
+  if (!task)
+    return code;
+  code = 1;
   runWithLargeStack([&] {
     DiagnosticEngine diags;
     std::unique_ptr<ir::Graph> graph;
@@ -191,6 +285,7 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       EvalOptions eo;
       eo.mode = EvalMode::kCompile;
       eo.out = &out;
+      eo.task = task;
       Evaluator ev(eo, diags);
       Status s = ev.runFile(opts.file);
       diags.print(err);
@@ -211,7 +306,7 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     po.checkPipelines = true;
     if (opts.emit == "placement") {
       po.place = true;
-      ctx.options.devices = passes::localDevices(*graph, {{"CPU", std::max(1, opts.cpus)}});
+      ctx.options.devices = compileDevices(*graph, *task, opts.cpus);
       ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
     }
     po.printAfter = opts.printAfter;

@@ -10,12 +10,22 @@
 
 namespace sluice::frontend {
 
+/// --cluster FILE.json and --task JOB:INDEX: which task of which cluster
+/// `task` describes. Without either, the TF_CONFIG environment variable
+/// decides, as in TF; without that, the local chief worker.
+struct TaskFlags {
+  std::string clusterFile; // a cluster ({"ps": [...]}) or a whole TF_CONFIG
+  std::string task;        // "worker:1"
+};
+
 struct RunProgramOptions {
   std::string file;
   std::string workDir; // -C: chdir before running
   std::vector<std::pair<std::string, std::string>> sets; // --set NAME=VALUE
   bool json = false;
   bool werror = false; // pipeline warnings are errors
+  TaskFlags taskFlags;
+  bool oneDevice = false; // ignore device requests (compare with a placed run)
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
 
@@ -27,6 +37,7 @@ struct CompileOptions {
   bool werror = false;    // pipeline warnings are errors
   int cpus = 1;           // CPU devices per task (--emit placement)
   bool allowSoftPlacement = false;
+  TaskFlags taskFlags;    // with a cluster, its tasks are the devices
 };
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err);
 

@@ -22,6 +22,7 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installPlacerBuiltins(*this, *builtins);
   installClusterBuiltins(*this, *builtins);
   installDeviceSetterBuiltins(*this, *builtins);
+  installReplicationBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

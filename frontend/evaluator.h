@@ -36,6 +36,8 @@ struct EvalOptions {
   /// What `task` is bound to (--task/--cluster or TF_CONFIG); unset: the
   /// local default, worker 0 and chief.
   std::optional<ir::TaskConfig> task;
+  /// Sessions run every node on one CPU, ignoring device requests.
+  bool oneDevice = false;
 };
 
 /// One `test "name" { }` block found in a file.

@@ -67,6 +67,11 @@ std::string signatureKey(
   return key;
 }
 
+const std::string &oneDevice() {
+  static const std::string d = "/job:localhost/replica:0/task:0/device:CPU:0";
+  return d;
+}
+
 int hardwareThreads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
@@ -161,6 +166,8 @@ Expected<std::vector<std::string>> Session::placement() const {
     SharedLock lock(graphMutex_);
     clone = graph_->clone();
   }
+  if (options_.ignoreDeviceRequests)
+    return std::vector<std::string>(static_cast<size_t>(clone->numNodes()), oneDevice());
   passes::PlacementOptions po;
   po.devices = passes::localDevices(*clone, options_.deviceCount);
   po.allowSoftPlacement = options_.allowSoftPlacement;
@@ -192,7 +199,10 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.options.devices = passes::localDevices(*clone, options_.deviceCount);
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
   passes::PipelineOptions po;
-  po.place = true;
+  po.place = !options_.ignoreDeviceRequests;
+  if (options_.ignoreDeviceRequests)
+    for (ir::NodeId id = 0; id < clone->numNodes(); ++id)
+      clone->node(id).setAssignedDevice(oneDevice());
   // log_device_placement names the step's nodes as the user wrote them:
   // the graph after the first prune, before folding replaces any.
   std::vector<std::string> placementLines;

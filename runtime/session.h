@@ -44,6 +44,10 @@ struct SessionOptions {
   const backend::KernelRegistry *kernels = nullptr;
   /// Not in TF: lets benchmarks and tests switch constant folding off.
   bool constantFolding = true;
+  /// Not in TF: every node runs on the first local CPU whatever it
+  /// requests (`sluice run --one-device`), to compare a placed run with
+  /// a single-device one.
+  bool ignoreDeviceRequests = false;
   /// Where soft-placement notes and log_device_placement lines go (one
   /// line each); null: standard error.
   std::function<void(const std::string &)> log;

@@ -84,6 +84,7 @@ Value greedyStrategy(EvaluatorImpl &, CallArgs &a) {
                               task = i;
                           CallArgs la;
                           la.positional = {op};
+                          la.positionalLocs = {c.loc};
                           la.loc = c.loc;
                           (*loads)[task] += toNumber(ev.call(loadFn, la), "load", c.loc);
                           return Value::integer(static_cast<int64_t>(task));
@@ -119,6 +120,7 @@ Value chooseDevice(const std::shared_ptr<Chooser> &ch, EvaluatorImpl &ev, CallAr
       } else {
         CallArgs sa;
         sa.positional = {op};
+        sa.positionalLocs = {a.loc};
         sa.loc = a.loc;
         task = toInt(ev.call(ch->strategy, sa), "the task ps_strategy chose", a.loc);
       }

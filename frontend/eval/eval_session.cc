@@ -232,6 +232,7 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
   }
   checkKeywords(a, "session", {"config", "target", "graph"});
   rt::SessionOptions opts = sessionOptions(*this, a);
+  opts.ignoreDeviceRequests = this->opts.oneDevice;
   GraphContext *g = ts().graph;
   checkPipelinesAtRun(*g);
   auto created = rt::Session::create(g->graph.get(), &g->mutex, opts);

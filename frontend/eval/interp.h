@@ -183,6 +183,7 @@ void installDatasetBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_datasets.
 void installPlacerBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_placer.cc
 void installClusterBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_cluster.cc
 void installDeviceSetterBuiltins(EvaluatorImpl &ev, Env &env); // builtins_device_setter.cc
+void installReplicationBuiltins(EvaluatorImpl &ev, Env &env); // builtins_replication.cc
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);
