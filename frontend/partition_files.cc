@@ -28,10 +28,9 @@ std::vector<PartitionFile> partitionFiles(const passes::PartitionedGraph &split)
   std::vector<const passes::Partition *> parts;
   for (const passes::Partition &p : split.parts)
     parts.push_back(&p);
-  std::sort(parts.begin(), parts.end(),
-            [](const passes::Partition *a, const passes::Partition *b) {
-              return a->device < b->device;
-            });
+  std::sort(parts.begin(), parts.end(), [](const passes::Partition *a, const passes::Partition *b) {
+    return a->device < b->device;
+  });
   std::vector<PartitionFile> out;
   std::set<std::string> used;
   for (const passes::Partition *p : parts) {

@@ -66,33 +66,34 @@ SymbolicCount matmulFlops(const ir::Graph &g, const ir::Node &n) {
     return transposed ? std::make_pair(s.dim(1), s.dim(0)) : std::make_pair(s.dim(0), s.dim(1));
   };
   auto [m, ka] = dims(inputShape(g, n, 0), boolAttr(n, "transpose_a") || boolAttr(n, "adjoint_a"));
-  auto [kb, cols] = dims(inputShape(g, n, 1), boolAttr(n, "transpose_b") || boolAttr(n, "adjoint_b"));
+  auto [kb, cols] =
+      dims(inputShape(g, n, 1), boolAttr(n, "transpose_b") || boolAttr(n, "adjoint_b"));
   int64_t k = ka >= 0 ? ka : kb;
   return elements(ir::Shape({m, cols, k}), 2);
 }
 
 bool isElementwise(std::string_view op) {
   static const std::set<std::string_view> kOps = {
-      "add",        "subtract",    "multiply",      "divide",        "floor_div",
-      "mod",        "pow",         "maximum",       "minimum",       "squared_difference",
-      "equal",      "not_equal",   "less",          "less_equal",    "greater",
-      "greater_equal", "logical_and", "logical_or", "logical_not",   "negative",
-      "abs",        "square",      "sqrt",          "rsqrt",         "exp",
-      "log",        "sigmoid",     "tanh",          "relu",          "sign",
-      "floor",      "ceil",        "round",         "cast",          "select"};
+      "add",           "subtract",    "multiply",   "divide",      "floor_div",
+      "mod",           "pow",         "maximum",    "minimum",     "squared_difference",
+      "equal",         "not_equal",   "less",       "less_equal",  "greater",
+      "greater_equal", "logical_and", "logical_or", "logical_not", "negative",
+      "abs",           "square",      "sqrt",       "rsqrt",       "exp",
+      "log",           "sigmoid",     "tanh",       "relu",        "sign",
+      "floor",         "ceil",        "round",      "cast",        "select"};
   return kOps.count(op) > 0;
 }
 
 bool isReduction(std::string_view op) {
-  static const std::set<std::string_view> kOps = {
-      "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-      "reduce_any", "reduce_all",  "argmax",     "argmin"};
+  static const std::set<std::string_view> kOps = {"reduce_sum", "reduce_mean", "reduce_max",
+                                                  "reduce_min", "reduce_prod", "reduce_any",
+                                                  "reduce_all", "argmax",      "argmin"};
   return kOps.count(op) > 0;
 }
 
 bool isParameter(const ir::Node &n) {
-  bool handle = std::find(n.outputTypes().begin(), n.outputTypes().end(),
-                          ir::DType::kResource) != n.outputTypes().end();
+  bool handle = std::find(n.outputTypes().begin(), n.outputTypes().end(), ir::DType::kResource) !=
+                n.outputTypes().end();
   auto shape = n.attrs().find("shape");
   auto dtype = n.attrs().find("dtype");
   return handle && shape != n.attrs().end() && dtype != n.attrs().end() &&
@@ -236,9 +237,9 @@ private:
     const ir::Node *var = largestVariable_[busiest->task].first;
     int64_t whole = static_cast<int64_t>(total);
     std::string msg = "ps task '" + busiest->task + "' holds " +
-                      std::to_string(busiest->bytes.known()) + " of the " +
-                      std::to_string(whole) + " parameter bytes on " + std::to_string(n) +
-                      " ps tasks (" + percent(busiest->bytes.known(), whole) + ")";
+                      std::to_string(busiest->bytes.known()) + " of the " + std::to_string(whole) +
+                      " parameter bytes on " + std::to_string(n) + " ps tasks (" +
+                      percent(busiest->bytes.known(), whole) + ")";
     if (var)
       msg += "; its largest variable is '" + var->name() + "' (" +
              valueBytes(var->attr<ir::DType>("dtype"), var->attr<ir::Shape>("shape")).str() +

@@ -168,9 +168,8 @@ std::string writeDot(const Graph &g, const DotOptions &opts) {
       label += std::string(dtypeName(src.outputType(in.index))) + " ";
       const Shape &s = src.outputShape(in.index);
       label += s.hasRank() ? s.str() : "?";
-      out += "  n" + std::to_string(in.node) + " -> n" + std::to_string(id) +
-             " [label=\"" + escape(label) + "\"" +
-             (crosses(in.node, id) ? ", style=dashed" : "") + "];\n";
+      out += "  n" + std::to_string(in.node) + " -> n" + std::to_string(id) + " [label=\"" +
+             escape(label) + "\"" + (crosses(in.node, id) ? ", style=dashed" : "") + "];\n";
     }
     for (NodeId c : n.controlInputs())
       if (c >= 0 && c < g.numNodes())

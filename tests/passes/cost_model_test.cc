@@ -66,26 +66,28 @@ TEST(CostModelTest, HandComputedMatmulOnPsAndWorker) {
   EXPECT_EQ(r->totalFlops.known(), 501760);
   // One ps task cannot be unbalanced, and 31360 bytes < 501760 FLOPs.
   EXPECT_TRUE(r->warnings.empty()) << r->warnings[0].message();
+  // The transfers' total row is blank under "to": 83 spaces to the count.
+  std::string transfers =
+      "bytes crossing devices per step (one value per tensor and destination device):\n"
+      "  from                                   to                                         "
+      "tensors  bytes\n"
+      "  /job:ps/replica:0/task:0/device:CPU:0  /job:worker/replica:0/task:0/device:CPU:0"
+      "        1  31360\n"
+      "  total" +
+      std::string(83, ' ') + "1  31360\n";
   EXPECT_EQ(formatCostReport(*r),
-            "bytes crossing devices per step (one value per tensor and destination device):\n"
-            "  from                                   to                                         "
-            "tensors  bytes\n"
-            "  /job:ps/replica:0/task:0/device:CPU:0  /job:worker/replica:0/task:0/device:CPU:0"
-            "        1  31360\n"
-            "  total" + std::string(83, ' ') +
-            "1  31360\n"
-            "\n"
-            "parameter bytes per task (variables: elements * dtype size):\n"
-            "  task                      variables  bytes   share\n"
-            "  /job:ps/replica:0/task:0          1  31360  100.0%\n"
-            "  total                             1  31360\n"
-            "\n"
-            "FLOPs per device per step (matmul 2*M*N*K, elementwise 1 per element, reductions 1 "
-            "per input element):\n"
-            "  device                                      flops\n"
-            "  /job:ps/replica:0/task:0/device:CPU:0           0\n"
-            "  /job:worker/replica:0/task:0/device:CPU:0  501760\n"
-            "  total                                      501760\n");
+            transfers + "\n"
+                        "parameter bytes per task (variables: elements * dtype size):\n"
+                        "  task                      variables  bytes   share\n"
+                        "  /job:ps/replica:0/task:0          1  31360  100.0%\n"
+                        "  total                             1  31360\n"
+                        "\n"
+                        "FLOPs per device per step (matmul 2*M*N*K, elementwise 1 per element, "
+                        "reductions 1 per input element):\n"
+                        "  device                                      flops\n"
+                        "  /job:ps/replica:0/task:0/device:CPU:0           0\n"
+                        "  /job:worker/replica:0/task:0/device:CPU:0  501760\n"
+                        "  total                                      501760\n");
 }
 
 TEST(CostModelTest, TransferBoundStepWarnsAtTheReader) {
@@ -271,8 +273,8 @@ TEST(CostModelTest, NodeFlopsPerOp) {
   TestGraph t;
   auto a = t.placeholder("a", ir::DType::kF32, ir::Shape({784, 32}));
   auto b = t.placeholder("b", ir::DType::kF32, ir::Shape({10, 784}));
-  ir::Node *mm = t.add("mm", "matmul", {a, b},
-                       {{"transpose_a", true}, {"transpose_b", true}}); // [32, 10]
+  ir::Node *mm =
+      t.add("mm", "matmul", {a, b}, {{"transpose_a", true}, {"transpose_b", true}}); // [32, 10]
   auto s = t.placeholder("s", ir::DType::kF32, ir::Shape({32, 10}));
   auto u = t.placeholder("u", ir::DType::kF32, ir::Shape({ir::Shape::kUnknown, 10}));
   ir::Node *sum = t.add("sum", "reduce_sum", {s}, {{"axis", std::vector<int64_t>{1}}});
@@ -309,8 +311,7 @@ TEST(CostModelTest, SymbolicCountArithmetic) {
   EXPECT_EQ(big.str(), std::to_string(INT64_MAX) + " + unsized(1)");
   // A shape whose size passes 2^63 is unsized rather than wrapped.
   TestGraph t;
-  auto huge = t.placeholder("h", ir::DType::kF64,
-                            ir::Shape({int64_t(1) << 40, int64_t(1) << 30}));
+  auto huge = t.placeholder("h", ir::DType::kF64, ir::Shape({int64_t(1) << 40, int64_t(1) << 30}));
   place(t, huge, kLocal);
   ir::Node *n = t.add("n", "negative", {huge});
   n->setAssignedDevice(kWorker);

@@ -32,8 +32,8 @@ int countOp(const ir::Graph &g, const std::string &op) {
 struct PsWorker {
   TestGraph t;
   PsWorker() {
-    ir::Node *w = t.add("w", "variable", {},
-                        {{"dtype", ir::DType::kF32}, {"shape", ir::Shape({784, 10})}});
+    ir::Node *w =
+        t.add("w", "variable", {}, {{"dtype", ir::DType::kF32}, {"shape", ir::Shape({784, 10})}});
     ir::Node *r = t.add("w/read", "read_variable", {t.out(w)}, {{"dtype", ir::DType::kF32}});
     ir::Node *init = t.add("init", "no_op", {});
     auto x = t.placeholder("x", ir::DType::kF32, ir::Shape({32, 784}));
@@ -108,8 +108,7 @@ TEST(PartitionTest, EachPartitionRoundTripsThroughText) {
   for (const Partition &part : split->parts) {
     std::string text = ir::printGraph(*part.graph);
     auto back = ir::parseGraph(text, "part.sir");
-    ASSERT_TRUE(back.hasValue()) << part.device << ": " << back.status().toString() << "\n"
-                                 << text;
+    ASSERT_TRUE(back.hasValue()) << part.device << ": " << back.status().toString() << "\n" << text;
     EXPECT_EQ(ir::printGraph(**back), text) << part.device;
     EXPECT_EQ((*back)->numNodes(), part.graph->numNodes());
     EXPECT_EQ(countOp(**back, "send"), countOp(*part.graph, "send"));
