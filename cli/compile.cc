@@ -1,4 +1,5 @@
-// cli/compile.cc: `sluice compile FILE --emit ir|dot`: writes the graph.
+// cli/compile.cc: `sluice compile FILE --emit ir|dot|placement|partitions|cost`:
+// writes the graph, its placement, its per-device partitions or its cost.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -10,16 +11,21 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   auto opts = std::make_shared<frontend::CompileOptions>();
   CLI::App *cmd = app.add_subcommand("compile", "Build a graph file's graph (or read a .sir) and write it");
   cmd->add_option("file", opts->file, "The .sluice or .sir file")->required();
-  cmd->add_option("--emit", opts->emit, "Output form: ir, dot, or placement (node -> device table)")
-      ->check(CLI::IsMember({"ir", "dot", "placement"}));
-  cmd->add_option("--cpus", opts->cpus, "CPU devices per task for --emit placement")
+  cmd->add_option("--emit", opts->emit,
+                  "Output form: ir, dot (placed, by device), placement (node -> device table), "
+                  "partitions (one .sir per device into -o DIR), or cost (bytes, parameters, "
+                  "FLOPs per device)")
+      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost"}));
+  cmd->add_option("--cpus", opts->cpus,
+                  "CPU devices per task for --emit placement, dot, partitions and cost")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--allow-soft-placement", opts->allowSoftPlacement,
                 "Place unsatisfiable device requests on a CPU (with a note)");
-  cmd->add_option("-o,--output", opts->output, "Output file (default: stdout)");
+  cmd->add_option("-o,--output", opts->output,
+                  "Output file (default: stdout); the directory for --emit partitions");
   cmd->add_option("--print-after", opts->printAfter,
                   "Print the IR to stderr after this pass ('all' for every pass)");
-  cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
+  cmd->add_flag("--Werror", opts->werror, "Treat pipeline and cost warnings as errors");
   cmd->add_option("--cluster", opts->taskFlags.clusterFile,
                   "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
   cmd->add_option("--task", opts->taskFlags.task, "This task, JOB:INDEX (binds `task`)");

@@ -10,9 +10,12 @@
 #include <sstream>
 
 #include "frontend/evaluator.h"
+#include "frontend/partition_files.h"
 #include "ir/text/dot.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "passes/cost_model.h"
+#include "passes/partition.h"
 #include "passes/pipeline.h"
 #include "passes/placer.h"
 #include "support/large_stack.h"
@@ -237,6 +240,40 @@ std::string placementTable(const ir::Graph &g) {
   return out;
 }
 
+// `--emit partitions`: one .sir per device in `dir`, an index line per file
+// on `out` ("FILE DEVICE nodes=N sends=S recvs=R", FILE relative to dir).
+bool writePartitions(const ir::Graph &g, const std::string &dir, DiagnosticEngine &diags,
+                     std::ostream &out, std::ostream &err) {
+  auto split = passes::partitionGraph(g);
+  if (!split.hasValue()) {
+    report(split.status(), diags, err);
+    return false;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    err << "sluice: error: cannot create directory '" << dir << "'"
+        << (ec ? ": " + ec.message() : std::string()) << "\n";
+    return false;
+  }
+  std::ostringstream index;
+  for (const PartitionFile &f : partitionFiles(*split)) {
+    if (!writeOutput(f.text, (fs::path(dir) / f.fileName).string(), out, err))
+      return false;
+    index << f.fileName << ' ' << f.device << " nodes=" << f.nodes << " sends=" << f.sends
+          << " recvs=" << f.recvs << '\n';
+  }
+  out << index.str();
+  return true;
+}
+
+bool isPlaced(const ir::Graph &g) {
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id)
+    if (g.node(id).assignedDevice().empty())
+      return false;
+  return g.numNodes() > 0;
+}
+
 } // namespace
 
 namespace {
@@ -254,8 +291,14 @@ std::vector<std::string> compileDevices(const ir::Graph &g, const ir::TaskConfig
 } // namespace
 
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
-  if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement") {
-    err << "sluice: error: --emit must be 'ir', 'dot' or 'placement'\n";
+  if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement" &&
+      opts.emit != "partitions" && opts.emit != "cost") {
+    err << "sluice: error: --emit must be 'ir', 'dot', 'placement', 'partitions' or 'cost'\n";
+    return 2;
+  }
+  if (opts.emit == "partitions" && (opts.output.empty() || opts.output == "-")) {
+    err << "sluice: error: --emit partitions writes one file per device: give the output "
+           "directory with -o DIR\n";
     return 2;
   }
   int code = 1;
@@ -304,7 +347,12 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     passes::PipelineOptions po;
     po.inferShapes = fromText;
     po.checkPipelines = true;
-    if (opts.emit == "placement") {
+    // A .sir whose nodes all carry a device (a placed graph, or a partition
+    // written by --emit partitions) keeps that placement: placing it again
+    // would move recv nodes, which request no device, off theirs.
+    bool needsDevices = opts.emit == "placement" || opts.emit == "dot" ||
+                        opts.emit == "partitions" || opts.emit == "cost";
+    if (needsDevices && !(fromText && isPlaced(*graph))) {
       po.place = true;
       ctx.options.devices = compileDevices(*graph, *task, opts.cpus);
       ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
@@ -318,14 +366,28 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       report(s, diags, err);
       return;
     }
-    for (const Status &w : ctx.warnings) {
+    std::vector<Status> warnings = std::move(ctx.warnings);
+    std::string costText;
+    if (opts.emit == "cost") {
+      passes::CostOptions co;
+      co.devices = ctx.options.devices;
+      auto cost = passes::estimateCost(*graph, co);
+      if (!cost.hasValue()) {
+        report(cost.status(), diags, err);
+        return;
+      }
+      for (Status &w : cost->warnings)
+        warnings.push_back(std::move(w));
+      costText = passes::formatCostReport(*cost);
+    }
+    for (const Status &w : warnings) {
       Diagnostic d;
       d.severity = opts.werror ? Severity::kError : Severity::kWarning;
       d.loc = w.loc();
       d.message = w.message();
       err << diags.format(d) << '\n';
     }
-    if (opts.werror && !ctx.warnings.empty())
+    if (opts.werror && !warnings.empty())
       return;
     for (const Status &n : ctx.notes) {
       Diagnostic d;
@@ -334,8 +396,13 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       d.message = n.message();
       err << diags.format(d) << '\n';
     }
-    std::string text = opts.emit == "dot"         ? ir::writeDot(*graph)
+    if (opts.emit == "partitions") {
+      code = writePartitions(*graph, opts.output, diags, out, err) ? 0 : 1;
+      return;
+    }
+    std::string text = opts.emit == "dot"         ? ir::writeDot(*graph, ir::DotOptions{true})
                        : opts.emit == "placement" ? placementTable(*graph)
+                       : opts.emit == "cost"      ? costText
                                                   : ir::printGraph(*graph);
     code = writeOutput(text, opts.output, out, err) ? 0 : 1;
   });

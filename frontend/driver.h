@@ -31,11 +31,11 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
 
 struct CompileOptions {
   std::string file;       // .sluice or .sir
-  std::string emit = "ir"; // "ir", "dot" or "placement"
-  std::string output;     // "" = stdout
+  std::string emit = "ir"; // "ir", "dot", "placement", "partitions" or "cost"
+  std::string output;     // "" = stdout; the directory for "partitions"
   std::string printAfter; // pass name or "all"
   bool werror = false;    // pipeline warnings are errors
-  int cpus = 1;           // CPU devices per task (--emit placement)
+  int cpus = 1;           // CPU devices per task (placement, dot, partitions, cost)
   bool allowSoftPlacement = false;
   TaskFlags taskFlags;    // with a cluster, its tasks are the devices
 };

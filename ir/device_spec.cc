@@ -121,4 +121,12 @@ Expected<std::string> canonicalDevice(std::string_view s) {
   return d.toString();
 }
 
+std::string taskOf(std::string_view device) {
+  auto d = DeviceSpec::parse(device);
+  if (!d.hasValue() || !d->job)
+    return "";
+  return "/job:" + *d->job + "/replica:" + std::to_string(d->replica.value_or(0)) +
+         "/task:" + std::to_string(d->task.value_or(0));
+}
+
 } // namespace sluice::ir

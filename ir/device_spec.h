@@ -35,4 +35,9 @@ struct DeviceSpec {
 /// Canonicalizes a device string (parse + print); value_error if invalid.
 Expected<std::string> canonicalDevice(std::string_view s);
 
+/// The task part of a device name, "/job:J/replica:R/task:T" (replica and
+/// task 0 when unset, as the placer's devices have them); "" when the name
+/// has no job or does not parse.
+std::string taskOf(std::string_view device);
+
 } // namespace sluice::ir

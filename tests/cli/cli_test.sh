@@ -159,6 +159,123 @@ if expect_rc 0 "log_device_placement" "$sluice" run "$work/logged.sluice"; then
     bad "log_device_placement: no line for sum: $(head -c 300 "$work/err")"
 fi
 
+# --- compile --emit partitions, dot (by device), cost -------------------------
+# x and the matmul on the worker, w on ps task 0; w also feeds worker CPU:1,
+# and a ps op waits on the worker's loss: 3 transfers (2 tensors, 1 control).
+cat >"$work/ps.sluice" <<'SL'
+with device("/job:worker/task:0") { x = placeholder(f32, shape: [32, 784], name: "x") }
+with device("/job:ps/task:0") { w = variable(zeros([784, 10]), name: "w") }
+with device("/job:worker/task:0") {
+    logits = matmul(x, w, name: "logits")
+    loss = reduce_sum(logits, name: "loss")
+}
+with device("/job:worker/task:0/cpu:1") { n = negative(w, name: "n") }
+with device("/job:ps/task:0") {
+    with control_dependencies([loss]) { done = group(name: "done") }
+}
+SL
+if expect_rc 2 "partitions without -o" "$sluice" compile "$work/ps.sluice" --emit partitions; then
+  grep -q 'give the output directory with -o DIR' "$work/err" ||
+    bad "partitions without -o: unclear message: $(head -c 300 "$work/err")"
+fi
+: >"$work/not_a_dir"
+if expect_rc 1 "partitions into a file" "$sluice" compile "$work/ps.sluice" --emit partitions \
+  --cpus 2 -o "$work/not_a_dir"; then
+  grep -q "cannot create directory '$work/not_a_dir'" "$work/err" ||
+    bad "partitions into a file: unclear message: $(head -c 300 "$work/err")"
+fi
+if expect_rc 0 "compile --emit partitions" "$sluice" compile "$work/ps.sluice" --emit partitions \
+  --cpus 2 -o "$work/parts/nested"; then
+  cp "$work/out" "$work/parts.index"
+  [ "$(wc -l <"$work/parts.index")" -eq 3 ] ||
+    bad "partitions: expected 3 index lines (ps CPU:0, worker CPU:0 and CPU:1): $(cat "$work/parts.index")"
+  [ "$(find "$work/parts/nested" -type f | wc -l)" -eq 3 ] ||
+    bad "partitions: expected 3 files: $(ls "$work/parts/nested")"
+  [ -f "$work/parts/nested/job_ps_replica_0_task_0_device_CPU_0.sir" ] ||
+    bad "partitions: no file named after the ps device: $(ls "$work/parts/nested")"
+  total_sends=0 total_recvs=0
+  while read -r file device nodes sends recvs rest <&3; do
+    f=$work/parts/nested/$file
+    if ! [[ $nodes =~ ^nodes=[0-9]+$ && $sends =~ ^sends=[0-9]+$ && $recvs =~ ^recvs=[0-9]+$ &&
+      -z $rest && -f $f ]]; then
+      bad "partitions: bad index line '$file $device $nodes $sends $recvs $rest'"
+      continue
+    fi
+    [ "$(grep -c ' = send(' "$f")" = "${sends#sends=}" ] || bad "partitions: $file: send count is not ${sends#sends=}"
+    [ "$(grep -c ' = recv(' "$f")" = "${recvs#recvs=}" ] || bad "partitions: $file: recv count is not ${recvs#recvs=}"
+    [ "$(grep -vc '^#' "$f")" = "${nodes#nodes=}" ] || bad "partitions: $file: node count is not ${nodes#nodes=}"
+    grep -v '^#' "$f" | grep -vqF "assigned \"$device\"" &&
+      bad "partitions: $file holds a node not on $device"
+    total_sends=$((total_sends + ${sends#sends=}))
+    total_recvs=$((total_recvs + ${recvs#recvs=}))
+    if expect_rc 0 "partition $file parses back" "$sluice" compile "$f" --emit ir; then
+      cmp -s "$f" "$work/out" || bad "partition $file: re-emitting it changed it"
+    fi
+  done 3<"$work/parts.index"
+  [ "$total_sends" -eq 3 ] && [ "$total_recvs" -eq 3 ] ||
+    bad "partitions: expected 3 sends and 3 recvs, got $total_sends and $total_recvs"
+fi
+if expect_rc 0 "compile --emit dot (placed)" "$sluice" compile "$work/ps.sluice" --emit dot --cpus 2; then
+  [ "$(grep -c '^  subgraph cluster_[0-9][0-9]* {$' "$work/out")" -eq 2 ] ||
+    bad "dot: expected one box per task (ps, worker): $(grep subgraph "$work/out")"
+  grep -q '^    label="/job:ps/replica:0/task:0";$' "$work/out" || bad "dot: no box for the ps task"
+  grep -q '^    label="/job:worker/replica:0/task:0";$' "$work/out" || bad "dot: no box for the worker task"
+  [ "$(grep -c 'style=dashed' "$work/out")" -eq 2 ] ||
+    bad "dot: expected 2 dashed edges (w to each worker device): $(grep -- '->' "$work/out")"
+  [ "$(grep -c 'style="dotted,bold"' "$work/out")" -eq 1 ] ||
+    bad "dot: expected 1 cross-device control edge: $(grep -- '->' "$work/out")"
+  [ "$(grep -c '^    legend_[0-9][0-9]* \[label="/job:' "$work/out")" -eq 3 ] ||
+    bad "dot: expected a legend entry per device: $(grep legend "$work/out")"
+  if command -v dot >/dev/null 2>&1; then
+    dot -Tsvg "$work/out" -o /dev/null 2>"$work/dot_err" || bad "dot: graphviz rejects it: $(cat "$work/dot_err")"
+  fi
+fi
+if expect_rc 0 "compile --emit cost" "$sluice" compile "$work/ps.sluice" --emit cost --cpus 2; then
+  grep -Eq '^  /job:ps/replica:0/task:0/device:CPU:0 +/job:worker/replica:0/task:0/device:CPU:1 +1 +31360$' "$work/out" ||
+    bad "cost: w (784*10*4 bytes) to worker CPU:1 missing: $(cat "$work/out")"
+  grep -Eq '^  /job:worker/replica:0/task:0/device:CPU:0 +/job:ps/replica:0/task:0/device:CPU:0 +1 +0$' "$work/out" ||
+    bad "cost: the control value to the ps is missing: $(cat "$work/out")"
+  grep -Eq '^  total +3 +62720$' "$work/out" || bad "cost: transfer total is not 3 values, 62720 bytes"
+  grep -Eq '^  /job:ps/replica:0/task:0 +1 +31360 +100.0%$' "$work/out" || bad "cost: ps parameters missing"
+  # 2*32*784*10 for the matmul + 32*10 for the reduction; 784*10 for n.
+  grep -Eq '^  /job:worker/replica:0/task:0/device:CPU:0 +502080$' "$work/out" || bad "cost: worker FLOPs"
+  grep -Eq '^  /job:worker/replica:0/task:0/device:CPU:1 +7840$' "$work/out" || bad "cost: worker CPU:1 FLOPs"
+  [ -s "$work/err" ] && bad "cost: unexpected warnings: $(cat "$work/err")"
+fi
+# Batch 1 and a second ps task holding almost nothing: both warnings.
+cat >"$work/costly.sluice" <<'SL'
+with device("/job:worker/task:0") { x = placeholder(f32, shape: [1, 784], name: "x") }
+with device("/job:ps/task:0") { w = variable(zeros([784, 10]), name: "w") }
+with device("/job:ps/task:1") { b = variable(zeros([10]), name: "b") }
+with device("/job:worker/task:0") {
+    logits = matmul(x, w, name: "logits") + b
+}
+SL
+if expect_rc 0 "cost warnings" "$sluice" compile "$work/costly.sluice" --emit cost; then
+  grep -q "costly.sluice:2:[0-9]*: warning: ps task '/job:ps/replica:0/task:0' holds 31360 of the 31400 parameter bytes" "$work/err" ||
+    bad "cost: no ps imbalance warning at w: $(cat "$work/err")"
+  grep -q 'hint: more ps tasks, greedy_load_balancing_strategy, or partition the variable' "$work/err" ||
+    bad "cost: no ps imbalance hint"
+  grep -q "costly.sluice:5:[0-9]*: warning: 31400 bytes cross devices per step but the step computes only 15690 FLOPs" "$work/err" ||
+    bad "cost: no transfer-bound warning at the matmul: $(cat "$work/err")"
+  grep -q 'hint: colocate' "$work/err" || bad "cost: no colocation hint"
+fi
+if expect_rc 1 "cost warnings with --Werror" "$sluice" compile "$work/costly.sluice" --emit cost --Werror; then
+  [ "$(grep -c ': error: ' "$work/err")" -eq 2 ] || bad "cost --Werror: expected 2 errors: $(cat "$work/err")"
+  [ -s "$work/out" ] && bad "cost --Werror: printed a report although it failed"
+fi
+cat >"$work/batch.sluice" <<'SL'
+x = placeholder(f32, shape: [none, 784], name: "x")
+with device("/job:ps/task:0") { w = variable(zeros([784, 10]), name: "w") }
+with device("/job:worker/task:0") { logits = matmul(x, w, name: "logits") }
+SL
+if expect_rc 0 "cost with an unknown batch" "$sluice" compile "$work/batch.sluice" --emit cost; then
+  grep -Eq '^  total +2 +31360 \+ 3136\*\?$' "$work/out" || bad "cost: symbolic bytes: $(cat "$work/out")"
+  grep -Eq '^  /job:worker/replica:0/task:0/device:CPU:0 +15680\*\?$' "$work/out" || bad "cost: symbolic FLOPs"
+  grep -q '^notation: ? is an unknown dimension' "$work/out" || bad "cost: no notation line"
+fi
+expect_rc 1 "cost of an unplaceable graph" "$sluice" compile "$work/placed.sluice" --emit cost --cpus 2
+
 # --- test: the summary line ------------------------------------------------
 mkdir -p "$work/lang"
 cat >"$work/lang/summary.sluice" <<'SL'
