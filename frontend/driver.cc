@@ -327,7 +327,9 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     } else {
       EvalOptions eo;
       eo.mode = EvalMode::kCompile;
-      eo.out = &out;
+      // What the program prints while its graph is built goes to stderr:
+      // stdout carries the compiled output.
+      eo.out = &err;
       eo.task = task;
       Evaluator ev(eo, diags);
       Status s = ev.runFile(opts.file);

@@ -237,14 +237,9 @@ void installGraphBuiltins(EvaluatorImpl &evaluator, Env &env) {
             t.nameScopes.push_back(name);
             return Value::string(name);
           }
-          std::string base = (t.nameScopes.empty() ? "" : t.nameScopes.back()) + name;
-          GraphContext &g = ev.graph();
-          std::string unique = base;
-          for (int i = 1; g.usedScopes.count(unique) || g.graph->isNameUsed(unique); ++i)
-            unique = base + "_" + std::to_string(i);
-          g.usedScopes.insert(unique);
-          t.nameScopes.push_back(unique + "/");
-          return Value::string(unique + "/");
+          std::string scope = ev.uniqueScope(name);
+          t.nameScopes.push_back(scope);
+          return Value::string(scope);
         }));
   });
   def(env, "device", [](EvaluatorImpl &ev, CallArgs &a) {

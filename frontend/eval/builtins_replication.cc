@@ -107,7 +107,7 @@ Value averageTowers(EvaluatorImpl &ev, CallArgs &a) {
     throwError(Code::kValueError, "average_towers() needs at least one tower", a.loc);
   std::string name = toStr(argOr(a, 1, "name", Value::string("average_towers")), "name", a.loc);
   ThreadState &t = ev.ts();
-  t.nameScopes.push_back(ev.scopedName(name) + "/");
+  t.nameScopes.push_back(ev.uniqueScope(name));
   try {
     Value out = Averager(ev, a.loc).average(towers, "");
     t.nameScopes.pop_back();

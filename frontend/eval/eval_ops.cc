@@ -24,6 +24,17 @@ std::string EvaluatorImpl::scopedName(const std::string &base) {
   return graph().graph->uniqueName(prefix + base);
 }
 
+std::string EvaluatorImpl::uniqueScope(const std::string &name) {
+  ThreadState &t = ts();
+  std::string base = (t.nameScopes.empty() ? "" : t.nameScopes.back()) + name;
+  GraphContext &g = graph();
+  std::string unique = base;
+  for (int i = 1; g.usedScopes.count(unique) || g.graph->isNameUsed(unique); ++i)
+    unique = base + "_" + std::to_string(i);
+  g.usedScopes.insert(unique);
+  return unique + "/";
+}
+
 ir::Node &EvaluatorImpl::addNode(ir::NodeSpec spec, bool applyScopes) {
   ThreadState &t = ts();
   GraphContext &g = graph();

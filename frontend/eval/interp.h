@@ -113,6 +113,9 @@ public:
   ir::Node &addNode(ir::NodeSpec spec, bool applyScopes = true);
   /// The full node name for `base` under the current name scope, unique.
   std::string scopedName(const std::string &base);
+  /// A fresh name scope `name` under the current one, made unique as
+  /// TF's name_scope does ("tower", "tower_1", ...); ends in '/'.
+  std::string uniqueScope(const std::string &name);
   /// Builds an op from a call with TF1 Python-style arguments.
   Value callOp(const ir::OpDef &op, CallArgs &args);
   /// Adds a node for `opName` with already-converted inputs and attrs.
