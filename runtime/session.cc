@@ -293,13 +293,21 @@ Session::runPartitions(const Compiled &c, const std::vector<ir::Tensor> &feedVal
       rendezvous.abort(results[p]->status());
   };
   // Each partition blocks its thread until the step ends, so each gets a
-  // thread of its own (pool threads stay free for kernels).
-  std::vector<std::thread> threads;
+  // thread of its own (pool threads stay free for kernels); partition 0
+  // runs on the caller's.
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  size_t running = n - 1;
   for (size_t p = 1; p < n; ++p)
-    threads.emplace_back(runPart, p);
+    stepThreads_.run([&, p] {
+      runPart(p);
+      std::lock_guard<std::mutex> lock(doneMu);
+      if (--running == 0)
+        doneCv.notify_one();
+    });
   runPart(0);
-  for (std::thread &t : threads)
-    t.join();
+  std::unique_lock<std::mutex> lock(doneMu);
+  doneCv.wait(lock, [&] { return running == 0; });
   const Status *firstError = nullptr;
   for (auto &r : results)
     if (!r->hasValue() &&

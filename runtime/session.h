@@ -22,6 +22,7 @@
 #include "backend/resource_mgr.h"
 #include "ir/graph.h"
 #include "runtime/executor.h"
+#include "runtime/step_threads.h"
 #include "runtime/thread_pool.h"
 
 namespace sluice::rt {
@@ -139,6 +140,9 @@ private:
   std::condition_variable stepsCv_;
   std::set<CancellationManager *> activeSteps_; // guarded by stepsMu_
   bool closed_ = false;                         // guarded by stepsMu_
+  /// Runs the extra partitions of multi-device steps; declared last so
+  /// it is joined first, while what its jobs use still exists.
+  StepThreads stepThreads_;
 };
 
 } // namespace sluice::rt
