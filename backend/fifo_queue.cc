@@ -1,5 +1,5 @@
-// backend/fifo_queue.cc: PaddingFIFOQueue's padded batches (FIFOQueue is
-// all in its header).
+// backend/fifo_queue.cc: FIFOQueue's storage (rows for fixed shapes, else
+// tuples) and PaddingFIFOQueue's padded batches.
 #include "backend/fifo_queue.h"
 
 #include <algorithm>
@@ -47,6 +47,38 @@ void copyPadded(const ir::Tensor &src, ir::Tensor &dst, int64_t offset,
 }
 
 } // namespace
+
+FIFOQueue::FIFOQueue(QueueSpec spec) : QueueBase(std::move(spec)) {
+  if (RowRing::supports(spec_.types, spec_.shapes))
+    rows_ = std::make_unique<RowRing>(spec_.types, spec_.shapes);
+}
+
+void FIFOQueue::pushLocked(Tuple t) {
+  if (rows_)
+    rows_->pushBack(t, -1);
+  else
+    elements_.push_back(std::move(t));
+}
+
+QueueInterface::Tuple FIFOQueue::popLocked() {
+  if (rows_) {
+    Tuple t = rows_->element(0);
+    rows_->popFront();
+    return t;
+  }
+  Tuple t = std::move(elements_.front());
+  elements_.pop_front();
+  return t;
+}
+
+void FIFOQueue::unreserveLocked(std::vector<Tuple> &reserved) {
+  for (auto it = reserved.rbegin(); it != reserved.rend(); ++it) {
+    if (rows_)
+      rows_->pushFront(*it, -1);
+    else
+      elements_.push_front(std::move(*it));
+  }
+}
 
 Expected<QueueInterface::Tuple>
 PaddingFIFOQueue::makeBatch(const std::vector<Tuple> &elements) const {

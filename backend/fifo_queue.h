@@ -5,30 +5,41 @@
 #include <deque>
 
 #include "backend/queue_base.h"
+#include "backend/row_ring.h"
 
 namespace sluice::backend {
 
 class FIFOQueue : public QueueBase {
 public:
-  explicit FIFOQueue(QueueSpec spec) : QueueBase(std::move(spec)) {}
+  explicit FIFOQueue(QueueSpec spec);
 
 protected:
   int64_t storedLocked() const override {
-    return static_cast<int64_t>(elements_.size());
+    return rows_ ? rows_->size() : static_cast<int64_t>(elements_.size());
   }
-  void pushLocked(Tuple t) override { elements_.push_back(std::move(t)); }
-  Tuple popLocked() override {
-    Tuple t = std::move(elements_.front());
-    elements_.pop_front();
-    return t;
+  void pushLocked(Tuple t) override;
+  Tuple popLocked() override;
+  void unreserveLocked(std::vector<Tuple> &reserved) override;
+
+  bool rowStorage() const override { return rows_ != nullptr; }
+  void pushRowsLocked(const Tuple &batch, int64_t from, int64_t n) override {
+    rows_->pushRows(batch, from, n);
   }
-  void unreserveLocked(std::vector<Tuple> &reserved) override {
-    for (auto it = reserved.rbegin(); it != reserved.rend(); ++it)
-      elements_.push_front(std::move(*it));
+  void popIntoLocked(Tuple &batch, int64_t row) override {
+    rows_->copyTo(0, batch, row);
+    rows_->popFront();
+  }
+  void unreserveRowsLocked(const Tuple &batch, int64_t n) override {
+    for (int64_t r = n; r-- > 0;) // back to the front, in their order
+      rows_->pushFront(batch, r);
   }
 
+  /// Fully defined shapes: elements live as rows (a PaddingFIFOQueue with
+  /// unknown dims keeps tuples and pads in makeBatch).
+  std::unique_ptr<RowRing> rows_;
+
 private:
-  std::deque<Tuple> elements_; // guarded by mu_
+  std::deque<Tuple> elements_; // guarded by mu_ (without rows_)
 };
 
 /// A FIFOQueue whose shapes may have unknown dims; dequeue_many and

@@ -3,6 +3,7 @@
 // released, so a callback may use the queue again.
 #include "backend/queue_base.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sluice::backend {
@@ -176,6 +177,47 @@ QueueBase::makeBatch(const std::vector<Tuple> &elements) const {
   return out;
 }
 
+// --- row storage defaults: element by element --------------------------------
+
+void QueueBase::pushRowsLocked(const Tuple &batch, int64_t from, int64_t n) {
+  for (int64_t r = from; r < from + n; ++r) {
+    Tuple element;
+    element.reserve(batch.size());
+    for (const ir::Tensor &c : batch)
+      element.push_back(sliceRow(c, r));
+    pushLocked(std::move(element));
+  }
+}
+
+void QueueBase::popIntoLocked(Tuple &batch, int64_t row) {
+  Tuple element = popLocked();
+  for (size_t c = 0; c < element.size(); ++c)
+    copyIntoRow(element[c], batch[c], row);
+}
+
+void QueueBase::unreserveRowsLocked(const Tuple &batch, int64_t n) {
+  std::vector<Tuple> elements;
+  for (int64_t r = 0; r < n; ++r) {
+    Tuple element;
+    for (const ir::Tensor &c : batch)
+      element.push_back(sliceRow(c, r));
+    elements.push_back(std::move(element));
+  }
+  unreserveLocked(elements);
+}
+
+QueueInterface::Tuple QueueBase::allocateBatch(int64_t rows) const {
+  Tuple out;
+  for (int c = 0; c < numComponents(); ++c) {
+    ir::Dims dims{rows};
+    for (int64_t d : spec_.shapes[c].dims())
+      dims.push_back(d);
+    out.push_back(ir::isPod(spec_.types[c]) ? ir::Tensor::uninitialized(spec_.types[c], dims)
+                                            : ir::Tensor(spec_.types[c], dims));
+  }
+  return out;
+}
+
 // --- the attempt lists ----------------------------------------------------
 
 void QueueBase::addAttempt(Side side, Attempt a) {
@@ -254,6 +296,10 @@ void QueueBase::cancelAttempt(Side side, uint64_t id) {
       if (!it->reserved.empty())
         unreserveLocked(it->reserved);
       it->reserved.clear();
+      if (it->reservedRows > 0)
+        unreserveRowsLocked(it->result, it->reservedRows);
+      it->reservedRows = 0;
+      it->result.clear();
       it->status = cancelled(side == Side::kEnqueue ? enqueueCancelled() : dequeueCancelled());
       finish = finisher(*it);
       list.erase(it);
@@ -282,6 +328,18 @@ QueueBase::RunResult QueueBase::runEnqueue(Attempt &a) {
 QueueBase::RunResult QueueBase::runEnqueueMany(Attempt &a) {
   if (closed_) {
     a.status = cancelled(enqueueTypeName() + " '" + spec_.name + "' is closed.");
+    return RunResult::kComplete;
+  }
+  if (rowStorage()) {
+    int64_t room = spec_.capacity < 0 ? a.requested : spec_.capacity - storedLocked();
+    int64_t n = std::min(room, a.requested);
+    if (n <= 0)
+      return RunResult::kNoProgress;
+    pushRowsLocked(a.input, a.total - a.requested, n);
+    a.requested -= n;
+    if (a.requested > 0)
+      return RunResult::kProgress;
+    a.input.clear();
     return RunResult::kComplete;
   }
   RunResult r = RunResult::kNoProgress;
@@ -323,6 +381,11 @@ QueueBase::RunResult QueueBase::runDequeueMany(Attempt &a, bool allowSmaller) {
       unreserveLocked(a.reserved);
       a.reserved.clear();
     }
+    if (a.reservedRows > 0) {
+      unreserveRowsLocked(a.result, a.reservedRows);
+      a.reservedRows = 0;
+    }
+    a.result.clear();
     if (allowSmaller && storedLocked() > 0) {
       a.requested = a.total = storedLocked();
     } else {
@@ -339,6 +402,22 @@ QueueBase::RunResult QueueBase::runDequeueMany(Attempt &a, bool allowSmaller) {
   int64_t avail = dequeuableLocked();
   if (!reservesPartialBatches() && avail < a.requested)
     return RunResult::kNoProgress;
+  if (rowStorage()) {
+    if (avail <= 0)
+      return RunResult::kNoProgress;
+    if (a.result.empty())
+      a.result = allocateBatch(a.total);
+    while (avail > 0 && a.requested > 0) {
+      popIntoLocked(a.result, a.reservedRows++);
+      --a.requested;
+      --avail;
+    }
+    if (a.requested > 0)
+      return RunResult::kProgress;
+    commitPopsLocked();
+    a.reservedRows = 0;
+    return RunResult::kComplete;
+  }
   RunResult r = RunResult::kNoProgress;
   while (avail > 0 && a.requested > 0) {
     a.reserved.push_back(popLocked());

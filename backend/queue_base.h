@@ -85,6 +85,9 @@ protected:
     TupleCallback tupleDone;
     Tuple input;                 // enqueue: the element or the batch
     std::vector<Tuple> reserved; // dequeue_many: elements taken so far
+    /// Row storage: dequeue_many fills `result` (allocated for `total`
+    /// rows) in place; rows [0, reservedRows) are taken so far.
+    int64_t reservedRows = 0;
     Tuple result;
   };
 
@@ -103,6 +106,19 @@ protected:
   /// dequeue completed). Only the front dequeue attempt ever pops, so
   /// what unreserveLocked gives back is always the latest pops.
   virtual void commitPopsLocked() {}
+
+  // Row storage (RowRing: fixed-shape elements as rows of columns), for
+  // queues that return true from rowStorage(): enqueue_many and
+  // dequeue_many then move rows without a tensor per element.
+  virtual bool rowStorage() const { return false; }
+  /// Stores rows [from, from + n) of `batch`.
+  virtual void pushRowsLocked(const Tuple &batch, int64_t from, int64_t n);
+  /// Removes the next element into row `row` of `batch`.
+  virtual void popIntoLocked(Tuple &batch, int64_t row);
+  /// Gives back rows [0, n) of `batch`, the latest pops in pop order.
+  virtual void unreserveRowsLocked(const Tuple &batch, int64_t n);
+  /// Uninitialized batch tensors for `rows` elements of the spec's shapes.
+  Tuple allocateBatch(int64_t rows) const;
 
   virtual Status validateTuple(const Tuple &t) const;
   virtual Status validateManyTuple(const Tuple &t) const;

@@ -19,6 +19,11 @@ std::string modeName(bool deterministic) { return deterministic ? "true" : "fals
 } // namespace
 
 RandomShuffleQueue::RandomShuffleQueue(QueueSpec spec) : QueueBase(std::move(spec)) {
+  if (RowRing::supports(spec_.types, spec_.shapes)) {
+    rows_ = std::make_unique<RowRing>(spec_.types, spec_.shapes);
+    if (spec_.deterministic)
+      windowRows_ = std::make_unique<RowRing>(spec_.types, spec_.shapes);
+  }
   if (spec_.seed == 0 && spec_.seed2 == 0) {
     std::random_device rd;
     rng_.seed((uint64_t(rd()) << 32) ^ rd());
@@ -48,7 +53,81 @@ size_t RandomShuffleQueue::drawIndex(uint64_t k, size_t n) const {
   return static_cast<size_t>(x % n);
 }
 
+size_t RandomShuffleQueue::nextIndex(size_t n) {
+  if (!spec_.deterministic) {
+    std::uniform_int_distribution<size_t> pick(0, n - 1);
+    return pick(rng_);
+  }
+  return drawIndex(draws_++, n);
+}
+
+bool RandomShuffleQueue::refillWindowRows() {
+  if (rows_->empty())
+    return false;
+  windowRows_->pushBackRowOf(*rows_, 0);
+  rows_->popFront();
+  return true;
+}
+
+void RandomShuffleQueue::pushRowsLocked(const Tuple &batch, int64_t from, int64_t n) {
+  if (spec_.deterministic) {
+    // The window takes the oldest min_after_dequeue + 1; the rest wait.
+    int64_t room = std::max<int64_t>(0, spec_.minAfterDequeue + 1 - windowRows_->size());
+    int64_t k = std::min(room, n);
+    for (int64_t r = 0; r < k; ++r)
+      windowRows_->pushBack(batch, from + r);
+    from += k;
+    n -= k;
+  }
+  rows_->pushRows(batch, from, n);
+}
+
+void RandomShuffleQueue::popIntoLocked(Tuple &batch, int64_t row) {
+  RowRing &bag = spec_.deterministic ? *windowRows_ : *rows_;
+  int64_t last = bag.size() - 1;
+  int64_t i = static_cast<int64_t>(nextIndex(static_cast<size_t>(bag.size())));
+  bag.copyTo(i, batch, row);
+  bag.move(last, i); // the last element moves into the hole, as in TF
+  bag.popBack();
+  if (spec_.deterministic)
+    popLog_.push_back({static_cast<size_t>(i), refillWindowRows()});
+}
+
+void RandomShuffleQueue::unreserveRowsLocked(const Tuple &batch, int64_t n) {
+  if (!spec_.deterministic) {
+    rows_->pushRows(batch, 0, n);
+    return;
+  }
+  // As unreserveLocked: undo the pops newest first.
+  for (int64_t j = n; j-- > 0;) {
+    if (popLog_.empty()) { // unreachable while QueueBase keeps its invariant
+      windowRows_->pushBack(batch, j);
+      continue;
+    }
+    PopRecord rec = popLog_.back();
+    popLog_.pop_back();
+    if (rec.refilled) {
+      rows_->pushFrontRowOf(*windowRows_, windowRows_->size() - 1);
+      windowRows_->popBack();
+    }
+    int64_t index = static_cast<int64_t>(rec.index);
+    if (index == windowRows_->size()) {
+      windowRows_->pushBack(batch, j);
+    } else {
+      windowRows_->pushBackRowOf(*windowRows_, index);
+      windowRows_->assign(index, batch, j);
+    }
+    --draws_;
+  }
+}
+
 void RandomShuffleQueue::pushLocked(Tuple t) {
+  if (rows_) {
+    bool toWindow = spec_.deterministic &&
+                    windowRows_->size() < spec_.minAfterDequeue + 1;
+    (toWindow ? *windowRows_ : *rows_).pushBack(t, -1);
+    return;
+  }
   if (!spec_.deterministic)
     elements_.push_back(std::move(t));
   else if (window_.size() < static_cast<size_t>(spec_.minAfterDequeue) + 1)
@@ -58,6 +137,13 @@ void RandomShuffleQueue::pushLocked(Tuple t) {
 }
 
 QueueInterface::Tuple RandomShuffleQueue::popLocked() {
+  if (rows_) {
+    Tuple t = allocateBatch(1);
+    popIntoLocked(t, 0);
+    for (ir::Tensor &c : t) // a batch of one, without its leading dim
+      c = c.reshaped(ir::Dims(c.dims().begin() + 1, c.dims().end()));
+    return t;
+  }
   if (!spec_.deterministic) {
     // The last element moves into the hole, as in TF.
     std::uniform_int_distribution<size_t> pick(0, elements_.size() - 1);
@@ -86,6 +172,14 @@ QueueInterface::Tuple RandomShuffleQueue::popLocked() {
 }
 
 void RandomShuffleQueue::unreserveLocked(std::vector<Tuple> &reserved) {
+  if (rows_) {
+    Tuple batch = allocateBatch(static_cast<int64_t>(reserved.size()));
+    for (size_t r = 0; r < reserved.size(); ++r)
+      for (size_t c = 0; c < batch.size(); ++c)
+        copyIntoRow(reserved[r][c], batch[c], static_cast<int64_t>(r));
+    unreserveRowsLocked(batch, static_cast<int64_t>(reserved.size()));
+    return;
+  }
   if (!spec_.deterministic) {
     for (auto &t : reserved)
       elements_.push_back(std::move(t));

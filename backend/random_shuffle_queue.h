@@ -8,6 +8,7 @@
 #include <random>
 
 #include "backend/queue_base.h"
+#include "backend/row_ring.h"
 
 namespace sluice::backend {
 
@@ -19,12 +20,19 @@ public:
 
 protected:
   int64_t storedLocked() const override {
+    if (rows_)
+      return spec_.deterministic ? windowRows_->size() + rows_->size() : rows_->size();
     return static_cast<int64_t>(spec_.deterministic ? window_.size() + overflow_.size()
                                                     : elements_.size());
   }
   void pushLocked(Tuple t) override;
   Tuple popLocked() override;
   void unreserveLocked(std::vector<Tuple> &reserved) override;
+
+  bool rowStorage() const override { return rows_ != nullptr; }
+  void pushRowsLocked(const Tuple &batch, int64_t from, int64_t n) override;
+  void popIntoLocked(Tuple &batch, int64_t row) override;
+  void unreserveRowsLocked(const Tuple &batch, int64_t n) override;
   void commitPopsLocked() override { popLog_.clear(); }
   /// Closed: the floor no longer applies.
   int64_t dequeuableLocked() const override {
@@ -37,6 +45,11 @@ private:
   /// a pure function of (seeds, k), so a draw given back is drawn again
   /// the same way.
   size_t drawIndex(uint64_t k, size_t n) const;
+  /// Which stored element the next pop takes (and, deterministic, the
+  /// bookkeeping that lets unreserve undo it).
+  size_t nextIndex(size_t n);
+  /// Row storage, deterministic: refills the window from rows_ after a pop.
+  bool refillWindowRows();
 
   // TF's mode: a bag; which element a dequeue gets depends on which ones
   // happened to be enqueued by then.
@@ -57,6 +70,10 @@ private:
   std::vector<Tuple> window_;      // guarded by mu_
   std::deque<Tuple> overflow_;     // guarded by mu_
   std::vector<PopRecord> popLog_;  // uncommitted pops, guarded by mu_
+
+  // Row storage (fully defined shapes) instead of the tuples above: the
+  // bag (TF's mode), or the overflow with windowRows_ as the window.
+  std::unique_ptr<RowRing> rows_, windowRows_; // guarded by mu_
   uint64_t draws_ = 0;             // draws so far, guarded by mu_
   uint64_t drawKey_ = 0;           // from the seeds
 };

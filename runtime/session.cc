@@ -295,19 +295,10 @@ Session::runPartitions(const Compiled &c, const std::vector<ir::Tensor> &feedVal
   // Each partition blocks its thread until the step ends, so each gets a
   // thread of its own (pool threads stay free for kernels); partition 0
   // runs on the caller's.
-  std::mutex doneMu;
-  std::condition_variable doneCv;
-  size_t running = n - 1;
-  for (size_t p = 1; p < n; ++p)
-    stepThreads_.run([&, p] {
-      runPart(p);
-      std::lock_guard<std::mutex> lock(doneMu);
-      if (--running == 0)
-        doneCv.notify_one();
-    });
-  runPart(0);
-  std::unique_lock<std::mutex> lock(doneMu);
-  doneCv.wait(lock, [&] { return running == 0; });
+  std::vector<std::function<void()>> jobs;
+  for (size_t p = 0; p < n; ++p)
+    jobs.push_back([&runPart, p] { runPart(p); });
+  stepThreads_.runAll(jobs);
   const Status *firstError = nullptr;
   for (auto &r : results)
     if (!r->hasValue() &&

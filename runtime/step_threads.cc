@@ -15,15 +15,27 @@ StepThreads::~StepThreads() {
     t.join();
 }
 
-void StepThreads::run(std::function<void()> fn) {
-  std::lock_guard<std::mutex> lock(mu_);
-  jobs_.push_back(std::move(fn));
-  // Each idle thread takes one job; a job no idle thread will take gets a
-  // thread of its own.
-  if (idle_ >= static_cast<int>(jobs_.size()))
-    cv_.notify_one();
-  else
-    threads_.emplace_back([this] { loop(); });
+void StepThreads::runAll(const std::vector<std::function<void()>> &jobs) {
+  if (jobs.empty())
+    return;
+  int remaining = static_cast<int>(jobs.size()) - 1;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 1; i < jobs.size(); ++i) {
+      jobs_.push_back(Job{&jobs[i], &remaining});
+      // Each idle thread takes one job; a job no idle thread will take
+      // gets a thread of its own (counted idle until it takes it).
+      if (idle_ >= static_cast<int>(jobs_.size())) {
+        cv_.notify_one();
+      } else {
+        ++idle_;
+        threads_.emplace_back([this] { loop(); });
+      }
+    }
+  }
+  jobs[0]();
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return remaining == 0; });
 }
 
 int StepThreads::numThreads() const {
@@ -34,19 +46,18 @@ int StepThreads::numThreads() const {
 void StepThreads::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    if (jobs_.empty()) {
-      if (stopping_)
-        return;
-      ++idle_;
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-      --idle_;
-      continue;
-    }
-    std::function<void()> job = std::move(jobs_.front());
+    cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+    if (jobs_.empty())
+      return; // stopping
+    Job job = jobs_.front();
     jobs_.pop_front();
+    --idle_;
     lock.unlock();
-    job();
+    (*job.fn)();
     lock.lock();
+    ++idle_;
+    if (--*job.remaining == 0)
+      doneCv_.notify_all();
   }
 }
 

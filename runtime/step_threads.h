@@ -18,24 +18,31 @@ namespace sluice::rt {
 class StepThreads {
 public:
   StepThreads() = default;
-  /// Waits for running jobs, then joins the threads.
+  /// Joins the threads (no runAll may be in progress).
   ~StepThreads();
   StepThreads(const StepThreads &) = delete;
   StepThreads &operator=(const StepThreads &) = delete;
 
-  /// Runs `fn` on an idle thread, or on a new one.
-  void run(std::function<void()> fn);
+  /// Runs jobs[1..] on idle (or new) threads and jobs[0] on the caller,
+  /// and returns once all have finished. A thread is idle again before
+  /// its job counts as finished, so back-to-back calls reuse threads.
+  void runAll(const std::vector<std::function<void()>> &jobs);
   int numThreads() const;
 
 private:
+  struct Job {
+    const std::function<void()> *fn;
+    int *remaining; // the runAll's count, guarded by mu_
+  };
   void loop();
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_; // guarded by mu_
-  int idle_ = 0;                           // guarded by mu_
-  bool stopping_ = false;                  // guarded by mu_
-  std::vector<std::thread> threads_;       // guarded by mu_
+  std::condition_variable cv_;     // a job was queued, or stopping
+  std::condition_variable doneCv_; // some runAll's jobs finished
+  std::deque<Job> jobs_;           // guarded by mu_
+  int idle_ = 0;                   // threads free to take a job, guarded by mu_
+  bool stopping_ = false;          // guarded by mu_
+  std::vector<std::thread> threads_; // guarded by mu_
 };
 
 } // namespace sluice::rt

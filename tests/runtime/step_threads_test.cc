@@ -1,5 +1,6 @@
-// tests/runtime/step_threads_test.cc: step threads are reused when idle and
-// grow when jobs block on each other (where a fixed pool would deadlock).
+// tests/runtime/step_threads_test.cc: step threads are reused by later
+// steps and grow when jobs wait on each other (where a fixed pool would
+// deadlock).
 #include "runtime/step_threads.h"
 
 #include <gtest/gtest.h>
@@ -24,41 +25,45 @@ struct Latch {
   }
 };
 
-TEST(StepThreadsTest, IdleThreadsAreReused) {
+TEST(StepThreadsTest, LaterStepsReuseTheThreads) {
   StepThreads threads;
-  for (int i = 0; i < 100; ++i) {
-    Latch done(2);
-    threads.run([&] { done.arriveAndWait(); });
-    done.arriveAndWait();
+  std::atomic<int> ran{0};
+  for (int step = 0; step < 200; ++step) {
+    std::vector<std::function<void()>> jobs(4, [&] { ++ran; });
+    threads.runAll(jobs);
+    EXPECT_EQ(ran.load(), 4 * (step + 1));
   }
-  // A job may find its thread still finishing the previous one, so allow
-  // a second thread, never one per job.
-  EXPECT_LE(threads.numThreads(), 2);
+  EXPECT_EQ(threads.numThreads(), 3); // jobs[0] runs on the caller
 }
 
 TEST(StepThreadsTest, JobsWaitingOnEachOtherAllRun) {
   StepThreads threads;
   constexpr int kJobs = 8;
-  Latch all(kJobs + 1);
-  std::atomic<int> ran{0};
-  for (int i = 0; i < kJobs; ++i)
-    threads.run([&] {
-      all.arriveAndWait(); // needs every job running at once
-      ++ran;
-    });
-  all.arriveAndWait();
-  EXPECT_GE(threads.numThreads(), kJobs);
-  // The destructor waits for the jobs.
+  Latch all(kJobs); // every job must be running at once
+  std::vector<std::function<void()>> jobs(kJobs, [&] { all.arriveAndWait(); });
+  threads.runAll(jobs);
+  EXPECT_EQ(threads.numThreads(), kJobs - 1);
 }
 
-TEST(StepThreadsTest, DestructorWaitsForQueuedJobs) {
+TEST(StepThreadsTest, ConcurrentStepsEachFinish) {
+  StepThreads threads;
   std::atomic<int> ran{0};
-  {
-    StepThreads threads;
-    for (int i = 0; i < 20; ++i)
-      threads.run([&] { ++ran; });
-  }
-  EXPECT_EQ(ran.load(), 20);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c)
+    callers.emplace_back([&] {
+      for (int step = 0; step < 50; ++step) {
+        Latch both(2);
+        std::vector<std::function<void()>> jobs(2, [&] {
+          both.arriveAndWait();
+          ++ran;
+        });
+        threads.runAll(jobs);
+      }
+    });
+  for (std::thread &t : callers)
+    t.join();
+  EXPECT_EQ(ran.load(), 4 * 50 * 2);
+  EXPECT_LE(threads.numThreads(), 4);
 }
 
 } // namespace
