@@ -122,6 +122,24 @@ Expected<bool> BufferedFile::readLine(std::string *line) {
   return any && !line->empty();
 }
 
+Expected<bool> BufferedFile::readLineView(std::string_view *line, std::string *scratch) {
+  if (pos_ < bufLen_) {
+    const char *start = buf_.get() + pos_;
+    size_t avail = bufLen_ - pos_;
+    if (const void *nl = std::memchr(start, '\n', avail)) {
+      size_t len = static_cast<const char *>(nl) - start;
+      pos_ += len + 1;
+      if (len > 0 && start[len - 1] == '\r')
+        --len;
+      *line = std::string_view(start, len);
+      return true;
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(bool got, readLine(scratch));
+  *line = *scratch;
+  return got;
+}
+
 Expected<bool> BufferedFile::skipLine() {
   bool any = false;
   while (true) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/status.h"
@@ -36,6 +37,9 @@ public:
   /// it (TF's InputBuffer::ReadLine); false at the end of the file. An
   /// unterminated last line is still a line.
   Expected<bool> readLine(std::string *line);
+  /// readLine without a copy: `line` views the buffer (or `scratch`, for a
+  /// line crossing a chunk boundary) until the next read.
+  Expected<bool> readLineView(std::string_view *line, std::string *scratch);
   /// Skips one line without copying it; false at the end of the file.
   Expected<bool> skipLine();
   /// Reads up to `n` bytes at `offset` into `out`; returns how many were

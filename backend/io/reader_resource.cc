@@ -22,27 +22,58 @@ Status checkWorkElement(const QueueInterface::Tuple &t) {
 
 } // namespace
 
+namespace {
+
+// The vector form of a read (reader_read, reader_read_up_to).
+class VectorSink : public ReaderResource::RecordSink {
+public:
+  explicit VectorSink(int64_t max) {
+    size_t expect = static_cast<size_t>(std::min<int64_t>(max, 4096));
+    keys.reserve(expect);
+    values.reserve(expect);
+  }
+  void add(std::string_view value, const io::RecordIterator &it) override {
+    keys.push_back(it.currentKey());
+    values.emplace_back(value);
+  }
+  std::vector<std::string> keys, values;
+};
+
+} // namespace
+
+void ReaderResource::readUpTo(std::shared_ptr<QueueInterface> queue, CancellationManager *cm,
+                              int64_t max, ReadCallback done) {
+  auto sink = std::make_shared<VectorSink>(std::max<int64_t>(max, 1));
+  readUpTo(std::move(queue), cm, max, sink,
+           [sink, done = std::move(done)](Status s, int64_t) {
+             if (!s.isOk())
+               return done(std::move(s), {}, {});
+             done(Status::ok(), std::move(sink->keys), std::move(sink->values));
+           });
+}
+
 void ReaderResource::readUpTo(std::shared_ptr<QueueInterface> queue,
                               CancellationManager *cm, int64_t max,
-                              ReadCallback done) {
+                              std::shared_ptr<RecordSink> sink, SinkCallback done) {
   if (!queue)
-    return done(invalidArgument("reader needs a queue of filenames"), {}, {});
+    return done(invalidArgument("reader needs a queue of filenames"), 0);
   if (max < 1)
     max = 1;
   auto r = std::make_shared<Read>();
   r->queue = std::move(queue);
   r->cm = cm;
   r->max = max;
+  r->sink = std::move(sink);
   r->done = std::move(done);
   r->claimed = std::make_shared<std::atomic<bool>>(false);
   if (cm) {
     // A read waiting behind a blocked one must still honour cancellation.
     r->token = cm->registerCallback([r] {
       if (!r->claimed->exchange(true))
-        r->done(cancelled("Reader read was cancelled"), {}, {});
+        r->done(cancelled("Reader read was cancelled"), 0);
     });
     if (r->token == CancellationManager::kInvalidToken)
-      return r->done(cancelled("Reader read was cancelled"), {}, {});
+      return r->done(cancelled("Reader read was cancelled"), 0);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -84,10 +115,7 @@ void ReaderResource::runPending() {
 }
 
 void ReaderResource::step(std::shared_ptr<Read> r, std::function<void()> finish) {
-  std::vector<std::string> keys, values;
-  size_t expect = static_cast<size_t>(std::min<int64_t>(r->max, 4096));
-  keys.reserve(expect);
-  values.reserve(expect);
+  int64_t count = 0;
   Status failure;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -100,34 +128,34 @@ void ReaderResource::step(std::shared_ptr<Read> r, std::function<void()> finish)
         });
         return;
       }
-      std::string key, value;
+      std::string_view value;
       Status s;
-      while (static_cast<int64_t>(keys.size()) < r->max) {
-        s = iter_->next(&key, &value);
+      while (count < r->max) {
+        s = iter_->nextView(&value);
         if (!s.isOk())
           break;
-        keys.push_back(std::move(key));
-        values.push_back(std::move(value));
+        r->sink->add(value, *iter_);
+        ++count;
       }
       if (s.isOk() || s.code() == Code::kOutOfRange) {
-        produced_ += static_cast<int64_t>(keys.size());
+        produced_ += count;
         if (!s.isOk()) { // end of this file: the work unit is done
           iter_.reset();
           work_.clear();
           ++completed_;
         }
-        if (keys.empty())
+        if (count == 0)
           continue; // an empty file: on to the next filename
         break;
       }
       // A read error leaves the file current, as TF: the error repeats.
+      // The records the sink took before it are dropped with the read.
       failure = std::move(s);
-      keys.clear();
-      values.clear();
       break;
     }
   }
-  r->done(std::move(failure), std::move(keys), std::move(values));
+  int64_t delivered = failure.isOk() ? count : 0;
+  r->done(std::move(failure), delivered);
   finish();
 }
 
@@ -146,7 +174,7 @@ void ReaderResource::startFile(std::shared_ptr<Read> r, std::function<void()> fi
     }
   }
   if (!s.isOk()) {
-    r->done(std::move(s), {}, {});
+    r->done(std::move(s), 0);
     finish();
     return;
   }

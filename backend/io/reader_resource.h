@@ -25,6 +25,17 @@ public:
   using ReadCallback = std::function<void(Status, std::vector<std::string> keys,
                                           std::vector<std::string> values)>;
 
+  /// Takes a read's records as the reader produces them: `value` is valid
+  /// only during the call, and `it.currentKey()` builds the record's key
+  /// (a sink that needs no keys never pays for them).
+  class RecordSink {
+  public:
+    virtual ~RecordSink() = default;
+    virtual void add(std::string_view value, const io::RecordIterator &it) = 0;
+  };
+  /// The read's status and how many records went to the sink.
+  using SinkCallback = std::function<void(Status, int64_t count)>;
+
   ReaderResource(std::string kind, IteratorFactory factory)
       : kind_(std::move(kind)), factory_(std::move(factory)) {}
   std::string kind() const override { return kind_; }
@@ -37,6 +48,9 @@ public:
   /// `done` exactly once, possibly from the queue's thread.
   void readUpTo(std::shared_ptr<QueueInterface> queue, CancellationManager *cm,
                 int64_t max, ReadCallback done);
+  /// The same read, handing each record to `sink` instead.
+  void readUpTo(std::shared_ptr<QueueInterface> queue, CancellationManager *cm,
+                int64_t max, std::shared_ptr<RecordSink> sink, SinkCallback done);
 
   int64_t numRecordsProduced();
   int64_t numWorkUnitsCompleted();
@@ -48,7 +62,8 @@ private:
     std::shared_ptr<QueueInterface> queue;
     CancellationManager *cm;
     int64_t max;
-    ReadCallback done;
+    std::shared_ptr<RecordSink> sink;
+    SinkCallback done;
     std::shared_ptr<std::atomic<bool>> claimed; // started or cancelled
     CancellationManager::Token token = CancellationManager::kInvalidToken;
   };

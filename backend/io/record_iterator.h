@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "support/status.h"
 
@@ -18,8 +19,16 @@ public:
   virtual Status open(const std::string &path) = 0;
   /// The next record and its key; out_of_range at the end of the file.
   virtual Status next(std::string *key, std::string *value) = 0;
+  /// The next record's value, valid until the next call, without building
+  /// its key (currentKey() does, on demand); out_of_range at the end.
+  virtual Status nextView(std::string_view *value);
+  /// The key of the record nextView returned last.
+  virtual std::string currentKey() const { return key_; }
   /// Drops the open file.
   virtual void close() = 0;
+
+protected:
+  std::string key_, value_; // nextView's default: next() into these
 };
 
 /// Key "<file>:<n>", n the 1-based physical line number (skipped header

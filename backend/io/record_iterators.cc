@@ -22,6 +22,16 @@ void makeKey(std::string *key, const std::string &path, int64_t n) {
 
 Status endOfFile() { return outOfRange("end of file"); }
 
+} // namespace
+
+Status RecordIterator::nextView(std::string_view *value) {
+  SLUICE_TRY(next(&key_, &value_));
+  *value = value_;
+  return Status::ok();
+}
+
+namespace {
+
 class TextLineIterator : public RecordIterator {
 public:
   explicit TextLineIterator(int64_t skip) : skip_(skip) {}
@@ -46,9 +56,25 @@ public:
     return Status::ok();
   }
 
+  // A view into the file's buffer and a key built only when asked: a
+  // fused read + decode_csv never copies a line (passes/fuse_read_decode).
+  Status nextView(std::string_view *value) override {
+    SLUICE_ASSIGN_OR_RETURN(bool got, file_.readLineView(value, &scratch_));
+    if (!got)
+      return endOfFile();
+    ++line_;
+    return Status::ok();
+  }
+  std::string currentKey() const override {
+    std::string key;
+    makeKey(&key, file_.path(), line_);
+    return key;
+  }
+
   void close() override { file_.close(); }
 
 private:
+  std::string scratch_;
   int64_t skip_;
   BufferedFile file_;
   int64_t line_ = 0;
