@@ -40,6 +40,7 @@ void registerAllKernels(KernelRegistry &reg) {
   registerPipelineKernels(reg);
   registerDatasetKernels(reg);
   registerTransferKernels(reg);
+  registerReadCsvKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

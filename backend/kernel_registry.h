@@ -53,5 +53,6 @@ void registerParsingKernels(KernelRegistry &reg); // backend/cpu/parsing_kernels
 void registerPipelineKernels(KernelRegistry &reg);
 void registerDatasetKernels(KernelRegistry &reg); // backend/cpu/dataset_kernels.cc
 void registerTransferKernels(KernelRegistry &reg); // backend/cpu/transfer_kernels.cc
+void registerReadCsvKernels(KernelRegistry &reg);  // backend/cpu/read_csv_kernels.cc
 
 } // namespace sluice::backend

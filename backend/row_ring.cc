@@ -5,6 +5,22 @@
 
 namespace sluice::backend {
 
+namespace {
+
+// Rows are a few bytes (a feature vector, a label): sizes known at compile
+// time let the compiler inline the copy instead of calling memcpy.
+inline void copyRow(void *dst, const void *src, size_t n) {
+  switch (n) {
+  case 4: std::memcpy(dst, src, 4); return;
+  case 8: std::memcpy(dst, src, 8); return;
+  case 12: std::memcpy(dst, src, 12); return;
+  case 16: std::memcpy(dst, src, 16); return;
+  default: std::memcpy(dst, src, n);
+  }
+}
+
+} // namespace
+
 bool RowRing::supports(const std::vector<ir::DType> &types,
                        const std::vector<ir::Shape> &shapes) {
   if (types.empty() || shapes.size() != types.size())
@@ -22,6 +38,7 @@ RowRing::RowRing(const std::vector<ir::DType> &types, const std::vector<ir::Shap
     col.dims = shapes[c].dims();
     col.elems = ir::numElements(col.dims);
     col.pod = ir::isPod(types[c]);
+    hasStrings_ = hasStrings_ || !col.pod;
     col.rowBytes = col.pod ? static_cast<size_t>(col.elems) * ir::dtypeSize(types[c]) : 0;
     cols_.push_back(std::move(col));
   }
@@ -60,9 +77,8 @@ void RowRing::write(int64_t phys, const Tuple &src, int64_t row) {
     const ir::Tensor &t = src[c];
     if (col.pod) {
       if (col.rowBytes)
-        std::memcpy(col.bytes.data() + phys * col.rowBytes,
-                    static_cast<const unsigned char *>(t.rawData()) + r * col.rowBytes,
-                    col.rowBytes);
+        copyRow(col.bytes.data() + phys * col.rowBytes,
+                static_cast<const unsigned char *>(t.rawData()) + r * col.rowBytes, col.rowBytes);
     } else {
       for (int64_t k = 0; k < col.elems; ++k)
         col.strs[phys * col.elems + k] = t.strings()[r * col.elems + k];
@@ -75,9 +91,9 @@ void RowRing::copyPhysical(const RowRing &from, int64_t fromPhys, int64_t toPhys
     Column &col = cols_[c];
     const Column &src = from.cols_[c];
     if (col.pod) {
-      if (col.rowBytes)
-        std::memmove(col.bytes.data() + toPhys * col.rowBytes,
-                     src.bytes.data() + fromPhys * col.rowBytes, col.rowBytes);
+      if (col.rowBytes && (&src != &col || fromPhys != toPhys))
+        copyRow(col.bytes.data() + toPhys * col.rowBytes,
+                src.bytes.data() + fromPhys * col.rowBytes, col.rowBytes);
     } else {
       for (int64_t k = 0; k < col.elems; ++k)
         col.strs[toPhys * col.elems + k] = src.strs[fromPhys * col.elems + k];
@@ -139,6 +155,8 @@ void RowRing::pushFrontRowOf(const RowRing &other, int64_t i) {
 
 void RowRing::release(int64_t phys) {
   // A string row gives its memory back; POD rows are just overwritten later.
+  if (!hasStrings_)
+    return;
   for (Column &col : cols_)
     if (!col.pod)
       for (int64_t k = 0; k < col.elems; ++k)
@@ -170,8 +188,8 @@ void RowRing::copyTo(int64_t i, Tuple &dst, int64_t dstRow) const {
     ir::Tensor &t = dst[c];
     if (col.pod) {
       if (col.rowBytes)
-        std::memcpy(static_cast<unsigned char *>(t.rawData()) + dstRow * col.rowBytes,
-                    col.bytes.data() + p * col.rowBytes, col.rowBytes);
+        copyRow(static_cast<unsigned char *>(t.rawData()) + dstRow * col.rowBytes,
+                col.bytes.data() + p * col.rowBytes, col.rowBytes);
     } else {
       for (int64_t k = 0; k < col.elems; ++k)
         t.strings()[dstRow * col.elems + k] = col.strs[p * col.elems + k];

@@ -65,6 +65,7 @@ private:
   void release(int64_t phys);
 
   std::vector<Column> cols_;
+  bool hasStrings_ = false;
   int64_t capacity_ = 0; // a power of two
   int64_t head_ = 0;
   int64_t size_ = 0;

@@ -2,6 +2,8 @@
 // a Boost.Graph adjacency_list.
 #include "ir/graph.h"
 
+#include <algorithm>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
 
@@ -339,6 +341,25 @@ void Graph::addControlInput(NodeId node, NodeId control) {
       return;
   nodes_[node]->controlInputs_.push_back(control);
   boost::add_edge(control, node, EdgeProp{0, -1}, edges_->g);
+}
+
+void Graph::replaceControlUses(NodeId from, NodeId to) {
+  std::vector<NodeId> moved;
+  for (auto [it, end] = boost::out_edges(from, edges_->g); it != end; ++it)
+    if (edges_->g[*it].dstInput < 0)
+      moved.push_back(static_cast<NodeId>(boost::target(*it, edges_->g)));
+  for (NodeId dst : moved) {
+    boost::remove_out_edge_if(
+        from,
+        [&](const auto &e) {
+          return static_cast<NodeId>(boost::target(e, edges_->g)) == dst &&
+                 edges_->g[e].dstInput < 0;
+        },
+        edges_->g);
+    auto &controls = nodes_[dst]->controlInputs_;
+    controls.erase(std::remove(controls.begin(), controls.end(), from), controls.end());
+    addControlInput(dst, to);
+  }
 }
 
 Expected<std::vector<NodeId>> Graph::topologicalOrder() const {

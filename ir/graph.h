@@ -50,6 +50,8 @@ public:
   /// Rewires every data use of `from` to read `to` instead.
   void replaceUses(Output from, Output to);
   void addControlInput(NodeId node, NodeId control);
+  /// Every node waiting on `from` (a control input) waits on `to` instead.
+  void replaceControlUses(NodeId from, NodeId to);
 
   /// Nodes in an order where producers come before consumers;
   /// failed_precondition naming a node on a cycle if there is one.

@@ -21,6 +21,8 @@ struct PassOptions {
   /// The placer's device set (empty: the placer leaves devices alone).
   std::vector<std::string> devices;
   bool allowSoftPlacement = false;
+  /// Whether fuse-read-decode rewrites reader + decode_csv pairs.
+  bool fuseReadDecode = true;
 };
 
 /// What a pass knows about the step it compiles for. Passes never see a

@@ -4,6 +4,7 @@
 #include "passes/pipeline_check.h"
 
 #include "passes/constant_folding.h"
+#include "passes/fuse_read_decode.h"
 #include "passes/placer.h"
 #include "passes/prune.h"
 #include "passes/shape_inference.h"
@@ -63,6 +64,9 @@ std::vector<std::string> pipelineOrder(const PipelineOptions &opts) {
   // Prune first so folding only evaluates what the step needs; prune
   // again to drop the nodes folding disconnected.
   order.push_back("prune");
+  // On the step's nodes only; the prune after folding drops what it
+  // replaced.
+  order.push_back("fuse-read-decode");
   order.push_back("constant-folding");
   order.push_back("prune");
   return order;

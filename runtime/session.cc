@@ -196,6 +196,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.fetches = fetches;
   ctx.targets = targets;
   ctx.options.constantFolding = options_.constantFolding;
+  ctx.options.fuseReadDecode = options_.fuseReadDecode;
   ctx.options.devices = passes::localDevices(*clone, options_.deviceCount);
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
   passes::PipelineOptions po;

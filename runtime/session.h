@@ -49,6 +49,9 @@ struct SessionOptions {
   /// requests (`sluice run --one-device`), to compare a placed run with
   /// a single-device one.
   bool ignoreDeviceRequests = false;
+  /// Not in TF: lets benchmarks and tests compare the fused reader +
+  /// decode_csv (passes/fuse_read_decode.h) with the pair it replaces.
+  bool fuseReadDecode = true;
   /// Where soft-placement notes and log_device_placement lines go (one
   /// line each); null: standard error.
   std::function<void(const std::string &)> log;

@@ -1,6 +1,7 @@
 // backend/cpu/io_kernels.cc: CPU kernels of the reader ops (create the
 // reader resource, read, read_up_to, counters, reset) and the file ops.
 #include "backend/io/buffered_file.h"
+#include "backend/handle_lookup.h"
 #include "backend/io/reader_resource.h"
 #include "backend/kernel_registry.h"
 #include "backend/variable.h"
@@ -49,21 +50,6 @@ private:
   Status bad_;
   std::string container_, name_, key_;
 };
-
-template <typename T>
-Expected<std::shared_ptr<T>> lookupHandle(KernelContext &ctx, int input,
-                                          const char *what) {
-  const ir::Tensor &h = ctx.input(input);
-  if (h.dtype() != ir::DType::kResource || h.numElements() != 1)
-    return invalidArgument(std::string("expected a scalar ") + what + " handle");
-  if (!ctx.resources())
-    return internalError("no resource manager in this step");
-  auto [container, name] = decodeResourceKey(h.strings()[0]);
-  auto r = ctx.resources()->lookup<T>(container, name);
-  if (!r)
-    return notFound("Resource " + h.strings()[0] + " does not exist or is not a " + what);
-  return r;
-}
 
 ir::Tensor stringVector(std::vector<std::string> &&items) {
   ir::Tensor t = ir::Tensor::uninitialized(ir::DType::kString,

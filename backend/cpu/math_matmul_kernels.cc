@@ -1,9 +1,8 @@
 // backend/cpu/math_matmul_kernels.cc: the CPU matmul kernel: OpenBLAS gemm
 // for f32/f64, a plain loop for the other numeric types.
-#include <cblas.h>
-
 #include <memory>
 
+#include "backend/cpu/blas.h"
 #include "backend/cpu/math_util.h"
 
 namespace sluice::backend {
@@ -102,14 +101,17 @@ private:
                    int64_t lda, int64_t ldb) {
     auto ta = d.ta ? CblasTrans : CblasNoTrans;
     auto tb = d.tb ? CblasTrans : CblasNoTrans;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, ta, tb, d.m, d.n, d.k, 1.0f, a, lda, b, ldb,
-                  0.0f, c, d.n);
-    else if constexpr (std::is_same_v<T, double>)
-      cblas_dgemm(CblasRowMajor, ta, tb, d.m, d.n, d.k, 1.0, a, lda, b, ldb,
-                  0.0, c, d.n);
-    else
-      loopGemm(a, b, c, d, lda, ldb);
+    const Blas *b3 = blas();
+    if constexpr (std::is_same_v<T, float>) {
+      if (b3)
+        return b3->sgemm(CblasRowMajor, ta, tb, d.m, d.n, d.k, 1.0f, a, lda, b, ldb, 0.0f, c,
+                         d.n);
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (b3)
+        return b3->dgemm(CblasRowMajor, ta, tb, d.m, d.n, d.k, 1.0, a, lda, b, ldb, 0.0, c,
+                         d.n);
+    }
+    loopGemm(a, b, c, d, lda, ldb);
   }
 
   bool ta_, tb_;

@@ -194,10 +194,44 @@ std::vector<ir::Tensor> CsvDecoder::allocate(const ir::Dims &dims) const {
   return cols;
 }
 
+bool CsvDecoder::decodeSimple(std::string_view record, int64_t r,
+                              const std::vector<ir::Tensor> &defaults, CsvScratch &scratch) const {
+  const size_t numCols = types_.size();
+  const char *p = record.data(), *end = p + record.size();
+  if (!o_.select.empty() || p == end)
+    return false;
+  for (size_t f = 0; f < numCols; ++f) {
+    const char *start = p;
+    while (p < end && !o_.special[static_cast<unsigned char>(*p)])
+      ++p;
+    bool last = f + 1 == numCols;
+    // A field must end at its delimiter (the last one at the record's
+    // end); anything else (quotes, CR/LF, a field count off) goes the
+    // general way.
+    if (last ? p != end : (p == end || *p != o_.delim))
+      return false;
+    if (!store(f, r, std::string_view(start, p - start), defaults[f], scratch.out[f], nullptr)
+             .isOk())
+      return false;
+    ++p;
+  }
+  return true;
+}
+
 Status CsvDecoder::decode(std::string_view record, int64_t r,
                           const std::vector<ir::Tensor> &defaults, std::vector<ir::Tensor> &cols,
                           CsvScratch &scratch, const std::string *origin) const {
-  scratch.quoted.clear();
+  if (scratch.bound != &cols) {
+    scratch.out.clear();
+    for (ir::Tensor &t : cols)
+      scratch.out.push_back(t.dtype() == DType::kString ? static_cast<void *>(t.strings())
+                                                        : t.rawData());
+    scratch.bound = &cols;
+  }
+  if (!origin && decodeSimple(record, r, defaults, scratch))
+    return Status::ok();
+  if (!scratch.quoted.empty())
+    scratch.quoted.clear();
   if (Status s = splitRecord(record, o_, scratch.fields, scratch.quoted); !s.isOk())
     return origin ? invalidArgument(s.message() + " in record " + std::to_string(r) + at(origin))
                   : s;
@@ -207,31 +241,31 @@ Status CsvDecoder::decode(std::string_view record, int64_t r,
                            std::to_string(scratch.fields.size()) + " in record " +
                            std::to_string(r) + at(origin));
   for (size_t f = 0; f < numCols; ++f)
-    SLUICE_TRY(store(f, r, scratch.fields[f], defaults[f], cols[f], origin));
+    SLUICE_TRY(store(f, r, scratch.fields[f], defaults[f], scratch.out[f], origin));
   return Status::ok();
 }
 
 Status CsvDecoder::store(size_t f, int64_t r, std::string_view field, const ir::Tensor &d,
-                         ir::Tensor &col, const std::string *origin) const {
+                         void *out, const std::string *origin) const {
   DType t = types_[f];
-  if (field.empty() || field == o_.na) {
+  if (field.empty() || (!o_.na.empty() && field == o_.na)) {
     if (d.numElements() != 1)
       return invalidArgument("Field " + std::to_string(f) + " is required but missing in record " +
                              std::to_string(r) + at(origin) + "!");
     if (t == DType::kString)
-      col.strings()[r] = d.strings()[0];
+      static_cast<std::string *>(out)[r] = d.strings()[0];
     else
-      std::memcpy(static_cast<char *>(col.rawData()) + r * ir::dtypeSize(t), d.rawData(),
+      std::memcpy(static_cast<char *>(out) + r * ir::dtypeSize(t), d.rawData(),
                   ir::dtypeSize(t));
     return Status::ok();
   }
   bool ok = true;
   switch (t) {
-  case DType::kI32: ok = parseInt(field, col.data<int32_t>() + r); break;
-  case DType::kI64: ok = parseInt(field, col.data<int64_t>() + r); break;
-  case DType::kF32: ok = parseReal(field, col.data<float>() + r); break;
-  case DType::kF64: ok = parseReal(field, col.data<double>() + r); break;
-  case DType::kString: col.strings()[r].assign(field); break;
+  case DType::kI32: ok = parseInt(field, static_cast<int32_t *>(out) + r); break;
+  case DType::kI64: ok = parseInt(field, static_cast<int64_t *>(out) + r); break;
+  case DType::kF32: ok = parseReal(field, static_cast<float *>(out) + r); break;
+  case DType::kF64: ok = parseReal(field, static_cast<double *>(out) + r); break;
+  case DType::kString: static_cast<std::string *>(out)[r].assign(field); break;
   default:
     return invalidArgument("csv: data type " + std::string(ir::dtypeName(t)) +
                            " not supported in field " + std::to_string(f));

@@ -27,6 +27,9 @@ struct CsvOptions {
 struct CsvScratch {
   std::vector<std::string_view> fields;
   std::deque<std::string> quoted; // quoted fields holding "" escapes
+  // The columns' element pointers, looked up once per set of columns.
+  const std::vector<ir::Tensor> *bound = nullptr;
+  std::vector<void *> out;
 };
 
 class CsvDecoder {
@@ -49,8 +52,13 @@ public:
                 const std::string *origin = nullptr) const;
 
 private:
-  Status store(size_t f, int64_t r, std::string_view field, const ir::Tensor &dflt,
-               ir::Tensor &col, const std::string *origin) const;
+  Status store(size_t f, int64_t r, std::string_view field, const ir::Tensor &dflt, void *out,
+               const std::string *origin) const;
+  /// The plain case (no select_cols, no quotes, CR or LF, one field per
+  /// column): split and stored in one pass. False when the record needs
+  /// the general splitter (which also words any error).
+  bool decodeSimple(std::string_view record, int64_t r, const std::vector<ir::Tensor> &defaults,
+                    CsvScratch &scratch) const;
 
   std::vector<ir::DType> types_;
   CsvOptions o_;

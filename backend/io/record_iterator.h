@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "support/status.h"
@@ -24,6 +26,12 @@ public:
   virtual Status nextView(std::string_view *value);
   /// The key of the record nextView returned last.
   virtual std::string currentKey() const { return key_; }
+  /// For keys "<file>:<n>" with n counting up by one per record (text
+  /// lines): the current record's file and n, from which a read can name
+  /// any of its records without building their keys. nullopt otherwise.
+  virtual std::optional<std::pair<std::string, int64_t>> numberedKey() const {
+    return std::nullopt;
+  }
   /// Drops the open file.
   virtual void close() = 0;
 

@@ -70,6 +70,9 @@ public:
     makeKey(&key, file_.path(), line_);
     return key;
   }
+  std::optional<std::pair<std::string, int64_t>> numberedKey() const override {
+    return std::make_pair(file_.path(), line_);
+  }
 
   void close() override { file_.close(); }
 

@@ -84,6 +84,39 @@ void registerParsingOps(OpRegistry &reg) {
                    "required.")
               .build());
 
+  // Made only by the fuse-read-decode pass, from a reader_read(_up_to)
+  // whose values only a decode_csv reads: the same records and columns,
+  // parsed where the reader holds the lines (no string per record).
+  reg.add(OpDefBuilder("reader_read_csv")
+              .input("reader_handle: resource")
+              .input("queue_handle: resource")
+              .input("num_records: i64")
+              .input("record_defaults: Tlist")
+              .output("keys: string")
+              .output("output: Tlist")
+              .attr("Tlist", AT::kTypeList)
+              .attr("field_delim", AT::kString, std::string(","))
+              .attr("use_quote_delim", AT::kBool, true)
+              .attr("na_value", AT::kString, std::string())
+              .attr("select_cols", AT::kIntList)
+              .optional()
+              .attr("up_to", AT::kBool, true)
+              .attr("emit_keys", AT::kBool, true)
+              .stateful()
+              .async()
+              .shape([](InferenceContext &c) {
+                // up_to: 1..num_records rows; else one record, scalars.
+                // Without emit_keys nothing reads the keys: an empty scalar.
+                Shape rows = c.attr<bool>("up_to") ? Shape({-1}) : Shape::scalar();
+                c.setOutput(0, c.attr<bool>("emit_keys") ? rows : Shape::scalar());
+                for (int i = 1; i < c.numOutputs(); ++i)
+                  c.setOutput(i, rows);
+                return Status::ok();
+              })
+              .doc("reader_read(_up_to) + decode_csv in one kernel; errors name "
+                   "the bad record's file and line.")
+              .build());
+
   reg.add(OpDefBuilder("decode_raw")
               .input("bytes: string")
               .output("output: out_type")

@@ -14,16 +14,17 @@ using testing::TestGraph;
 TEST(PipelineTest, RegistryListsEveryPass) {
   EXPECT_EQ(passNames(), (std::vector<std::string>{"shape-inference", "prune",
                                                    "constant-folding", "pipeline-check",
-                                                   "placer"}));
-  EXPECT_EQ(pipelineOrder({}),
-            (std::vector<std::string>{"prune", "constant-folding", "prune"}));
+                                                   "placer", "fuse-read-decode"}));
+  EXPECT_EQ(pipelineOrder({}), (std::vector<std::string>{"prune", "fuse-read-decode",
+                                                         "constant-folding", "prune"}));
   PipelineOptions withShapes;
   withShapes.inferShapes = true;
   EXPECT_EQ(pipelineOrder(withShapes).front(), "shape-inference");
   PipelineOptions placed;
   placed.place = true;
-  EXPECT_EQ(pipelineOrder(placed),
-            (std::vector<std::string>{"placer", "prune", "constant-folding", "prune"}));
+  EXPECT_EQ(pipelineOrder(placed), (std::vector<std::string>{"placer", "prune",
+                                                             "fuse-read-decode",
+                                                             "constant-folding", "prune"}));
 }
 
 TEST(PipelineTest, PrintsAfterANamedPass) {
@@ -62,7 +63,8 @@ TEST(PipelineTest, PrintAfterAllNamesEachPassInOrder) {
   PassContext ctx;
   ctx.fetches = {c};
   ASSERT_TRUE(runPipeline(t.owned(), ctx, opts).isOk());
-  EXPECT_EQ(seen, (std::vector<std::string>{"prune", "constant-folding", "prune"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"prune", "fuse-read-decode", "constant-folding",
+                                            "prune"}));
 }
 
 TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
@@ -73,7 +75,8 @@ TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
   Status s = runPipeline(t.owned(), ctx, opts);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown pass 'constant-fold' (valid passes: "
-                         "shape-inference, prune, constant-folding, pipeline-check, placer)");
+                         "shape-inference, prune, constant-folding, pipeline-check, placer, "
+                         "fuse-read-decode)");
   EXPECT_FALSE(createPass("nope").hasValue());
 }
 
