@@ -16,7 +16,8 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                           {"device_count", "intra_op_parallelism_threads",
                            "inter_op_parallelism_threads", "allow_soft_placement",
                            "log_device_placement", "operation_timeout_in_ms",
-                           "device_filters", "deterministic", "stall_detection"});
+                           "device_filters", "deterministic", "stall_detection",
+                           "fuse_read_decode"});
             if (!a.positional.empty())
               throwError(Code::kTypeError, "config_proto() takes keyword arguments only", a.loc);
             auto c = std::make_shared<ConfigObject>();
@@ -48,6 +49,8 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                 c->stallDetection = ev.truthy(v, loc);
               } else if (key == "deterministic") {
                 c->options.deterministic = ev.truthy(v, loc);
+              } else if (key == "fuse_read_decode") {
+                c->options.fuseReadDecode = ev.truthy(v, loc);
               } else if (key == "device_filters") {
                 for (const Value &f : ev.iterate(v, loc))
                   c->options.deviceFilters.push_back(toStr(f, "device filter", loc));

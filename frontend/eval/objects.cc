@@ -106,6 +106,8 @@ std::optional<Value> ConfigObject::getAttr(EvaluatorImpl &, const std::string &n
     return Value::boolean(options.logDevicePlacement);
   if (name == "deterministic")
     return Value::boolean(options.deterministic);
+  if (name == "fuse_read_decode")
+    return Value::boolean(options.fuseReadDecode);
   return std::nullopt;
 }
 
