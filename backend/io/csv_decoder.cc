@@ -194,23 +194,52 @@ std::vector<ir::Tensor> CsvDecoder::allocate(const ir::Dims &dims) const {
   return cols;
 }
 
+namespace {
+
+// A number parsed straight from the record, as the plain parse loop does;
+// false sends the record the general way (spaces, '+', hex, empty fields
+// and every error are handled there, with TF's words).
+template <typename T> bool parseAt(const char *&p, const char *end, void *out, int64_t r) {
+  auto [q, ec] = std::from_chars(p, end, static_cast<T *>(out)[r]);
+  if (ec != std::errc())
+    return false;
+  p = q;
+  return true;
+}
+
+} // namespace
+
 bool CsvDecoder::decodeSimple(std::string_view record, int64_t r,
                               const std::vector<ir::Tensor> &defaults, CsvScratch &scratch) const {
   const size_t numCols = types_.size();
   const char *p = record.data(), *end = p + record.size();
   if (!o_.select.empty() || p == end)
     return false;
+  // A numeric na_value ("-1") must not parse as a number.
+  const bool direct = o_.na.empty();
   for (size_t f = 0; f < numCols; ++f) {
     const char *start = p;
-    while (p < end && !o_.special[static_cast<unsigned char>(*p)])
-      ++p;
+    bool parsed = false;
+    if (direct) {
+      switch (types_[f]) {
+      case DType::kF32: parsed = parseAt<float>(p, end, scratch.out[f], r); break;
+      case DType::kF64: parsed = parseAt<double>(p, end, scratch.out[f], r); break;
+      case DType::kI32: parsed = parseAt<int32_t>(p, end, scratch.out[f], r); break;
+      case DType::kI64: parsed = parseAt<int64_t>(p, end, scratch.out[f], r); break;
+      default: break;
+      }
+    }
+    if (!parsed)
+      while (p < end && !o_.special[static_cast<unsigned char>(*p)])
+        ++p;
     bool last = f + 1 == numCols;
     // A field must end at its delimiter (the last one at the record's
-    // end); anything else (quotes, CR/LF, a field count off) goes the
-    // general way.
+    // end); anything else (quotes, CR/LF, a field count off, a number
+    // with more after it) goes the general way.
     if (last ? p != end : (p == end || *p != o_.delim))
       return false;
-    if (!store(f, r, std::string_view(start, p - start), defaults[f], scratch.out[f], nullptr)
+    if (!parsed &&
+        !store(f, r, std::string_view(start, p - start), defaults[f], scratch.out[f], nullptr)
              .isOk())
       return false;
     ++p;
