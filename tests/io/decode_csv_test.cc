@@ -117,6 +117,24 @@ TEST_F(DecodeCsvTest, NumbersMustParseCompletely) {
   EXPECT_TRUE(std::isnan(nan[0].data<double>()[0]));
 }
 
+TEST_F(DecodeCsvTest, ANumericNaValueIsMissingNotANumber) {
+  // The plain-record path parses numbers directly; na_value must still win.
+  auto out = decode(strings({"-1,2", "3,-1"}), {one<int32_t>(7), one<float>(0.5f)},
+                    {{"na_value", std::string("-1")}});
+  EXPECT_TRUE(out[0].equals(vec<int32_t>({7, 3})));
+  EXPECT_TRUE(out[1].equals(vec<float>({2.f, 0.5f})));
+}
+
+TEST_F(DecodeCsvTest, PlainAndGeneralRecordsMix) {
+  // Records the direct path takes and ones it hands on, in one batch.
+  auto out = decode(strings({"1,2.5", " 3,4", "5,\"6\"", ",7", "8,9e0"}),
+                    {one<int32_t>(-1), one<double>(0)});
+  EXPECT_TRUE(out[0].equals(vec<int32_t>({1, 3, 5, -1, 8})));
+  EXPECT_TRUE(out[1].equals(vec<double>({2.5, 4, 6, 7, 9})));
+  EXPECT_EQ(error(strings({"1,2", "3,4,5"}), {one<int32_t>(0), one<int32_t>(0)}),
+            "Expect 2 fields but have 3 in record 1");
+}
+
 TEST_F(DecodeCsvTest, StringsKeepSpaces) {
   auto out = decode(strings({" a , b"}), {one<std::string>(""), one<std::string>("")});
   EXPECT_TRUE(out[0].equals(strings({" a "})));
