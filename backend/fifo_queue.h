@@ -29,6 +29,9 @@ protected:
     rows_->copyTo(0, batch, row);
     rows_->popFront();
   }
+  void popManyIntoLocked(Tuple &batch, int64_t row, int64_t n) override {
+    rows_->popFrontInto(RowRing::Target(batch), row, n);
+  }
   void unreserveRowsLocked(const Tuple &batch, int64_t n) override {
     for (int64_t r = n; r-- > 0;) // back to the front, in their order
       rows_->pushFront(batch, r);

@@ -407,11 +407,10 @@ QueueBase::RunResult QueueBase::runDequeueMany(Attempt &a, bool allowSmaller) {
       return RunResult::kNoProgress;
     if (a.result.empty())
       a.result = allocateBatch(a.total);
-    while (avail > 0 && a.requested > 0) {
-      popIntoLocked(a.result, a.reservedRows++);
-      --a.requested;
-      --avail;
-    }
+    int64_t n = std::min(avail, a.requested);
+    popManyIntoLocked(a.result, a.reservedRows, n);
+    a.reservedRows += n;
+    a.requested -= n;
     if (a.requested > 0)
       return RunResult::kProgress;
     commitPopsLocked();

@@ -115,6 +115,11 @@ protected:
   virtual void pushRowsLocked(const Tuple &batch, int64_t from, int64_t n);
   /// Removes the next element into row `row` of `batch`.
   virtual void popIntoLocked(Tuple &batch, int64_t row);
+  /// Removes the next `n` elements into rows [row, row + n), in order.
+  virtual void popManyIntoLocked(Tuple &batch, int64_t row, int64_t n) {
+    for (int64_t k = 0; k < n; ++k)
+      popIntoLocked(batch, row + k);
+  }
   /// Gives back rows [0, n) of `batch`, the latest pops in pop order.
   virtual void unreserveRowsLocked(const Tuple &batch, int64_t n);
   /// Uninitialized batch tensors for `rows` elements of the spec's shapes.

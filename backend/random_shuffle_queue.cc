@@ -83,14 +83,18 @@ void RandomShuffleQueue::pushRowsLocked(const Tuple &batch, int64_t from, int64_
 }
 
 void RandomShuffleQueue::popIntoLocked(Tuple &batch, int64_t row) {
+  popManyIntoLocked(batch, row, 1);
+}
+
+void RandomShuffleQueue::popManyIntoLocked(Tuple &batch, int64_t row, int64_t n) {
+  RowRing::Target target(batch);
   RowRing &bag = spec_.deterministic ? *windowRows_ : *rows_;
-  int64_t last = bag.size() - 1;
-  int64_t i = static_cast<int64_t>(nextIndex(static_cast<size_t>(bag.size())));
-  bag.copyTo(i, batch, row);
-  bag.move(last, i); // the last element moves into the hole, as in TF
-  bag.popBack();
-  if (spec_.deterministic)
-    popLog_.push_back({static_cast<size_t>(i), refillWindowRows()});
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t i = static_cast<int64_t>(nextIndex(static_cast<size_t>(bag.size())));
+    bag.takeSwap(i, target, row + k); // the last element moves into the hole, as in TF
+    if (spec_.deterministic)
+      popLog_.push_back({static_cast<size_t>(i), refillWindowRows()});
+  }
 }
 
 void RandomShuffleQueue::unreserveRowsLocked(const Tuple &batch, int64_t n) {

@@ -32,6 +32,7 @@ protected:
   bool rowStorage() const override { return rows_ != nullptr; }
   void pushRowsLocked(const Tuple &batch, int64_t from, int64_t n) override;
   void popIntoLocked(Tuple &batch, int64_t row) override;
+  void popManyIntoLocked(Tuple &batch, int64_t row, int64_t n) override;
   void unreserveRowsLocked(const Tuple &batch, int64_t n) override;
   void commitPopsLocked() override { popLog_.clear(); }
   /// Closed: the floor no longer applies.

@@ -1,6 +1,7 @@
 // backend/row_ring.cc: the ring of rows behind fixed-shape queues.
 #include "backend/row_ring.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sluice::backend {
@@ -195,6 +196,57 @@ void RowRing::copyTo(int64_t i, Tuple &dst, int64_t dstRow) const {
         t.strings()[dstRow * col.elems + k] = col.strs[p * col.elems + k];
     }
   }
+}
+
+RowRing::Target::Target(Tuple &dst) {
+  for (ir::Tensor &t : dst)
+    ptrs_.push_back(ir::isPod(t.dtype()) ? t.rawData() : static_cast<void *>(t.strings()));
+}
+
+void RowRing::takeSwap(int64_t i, const Target &dst, int64_t dstRow) {
+  int64_t p = physical(i), last = physical(size_ - 1);
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    Column &col = cols_[c];
+    if (col.pod) {
+      unsigned char *row = col.bytes.data() + p * col.rowBytes;
+      copyRow(static_cast<unsigned char *>(dst.ptrs_[c]) + dstRow * col.rowBytes, row,
+              col.rowBytes);
+      if (p != last)
+        copyRow(row, col.bytes.data() + last * col.rowBytes, col.rowBytes);
+    } else {
+      auto *out = static_cast<std::string *>(dst.ptrs_[c]) + dstRow * col.elems;
+      for (int64_t k = 0; k < col.elems; ++k) {
+        out[k] = std::move(col.strs[p * col.elems + k]);
+        if (p != last)
+          col.strs[p * col.elems + k] = std::move(col.strs[last * col.elems + k]);
+        std::string().swap(col.strs[last * col.elems + k]);
+      }
+    }
+  }
+  --size_;
+}
+
+void RowRing::popFrontInto(const Target &dst, int64_t dstRow, int64_t n) {
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    Column &col = cols_[c];
+    if (!col.pod) {
+      auto *out = static_cast<std::string *>(dst.ptrs_[c]) + dstRow * col.elems;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < col.elems; ++k)
+          out[i * col.elems + k] = std::move(col.strs[physical(i) * col.elems + k]);
+      continue;
+    }
+    if (!col.rowBytes)
+      continue;
+    // At most two contiguous runs: up to the end of the ring, then from 0.
+    auto *out = static_cast<unsigned char *>(dst.ptrs_[c]) + dstRow * col.rowBytes;
+    int64_t first = std::min(n, capacity_ - head_);
+    std::memcpy(out, col.bytes.data() + head_ * col.rowBytes, first * col.rowBytes);
+    if (first < n)
+      std::memcpy(out + first * col.rowBytes, col.bytes.data(), (n - first) * col.rowBytes);
+  }
+  head_ = (head_ + n) & (capacity_ - 1);
+  size_ -= n;
 }
 
 RowRing::Tuple RowRing::element(int64_t i) const {

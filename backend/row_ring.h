@@ -44,6 +44,21 @@ public:
 
   /// Copies row `i` into row `dstRow` of the batch `dst`.
   void copyTo(int64_t i, Tuple &dst, int64_t dstRow) const;
+
+  /// A batch's element pointers, looked up once for many rows.
+  class Target {
+  public:
+    explicit Target(Tuple &dst);
+
+  private:
+    friend class RowRing;
+    std::vector<void *> ptrs_; // POD bytes, or std::string elements
+  };
+  /// Moves row `i` into row `dstRow` of the target; the last row takes
+  /// its place (RandomShuffleQueue's swap removal).
+  void takeSwap(int64_t i, const Target &dst, int64_t dstRow);
+  /// Moves the first `n` rows into rows [dstRow, dstRow + n) (FIFO).
+  void popFrontInto(const Target &dst, int64_t dstRow, int64_t n);
   /// Row `i` as an element (a tensor per component).
   Tuple element(int64_t i) const;
 
