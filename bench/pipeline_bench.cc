@@ -10,7 +10,9 @@
 // with a queue_runner of K enqueue ops, drained by dequeue_many(256) until
 // out_of_range. The program prints a marker before starting the runner and
 // one after the drain; the output stream timestamps them, so only the drain
-// is timed (graph building and session start-up are not).
+// is timed (graph building and session start-up are not). The batched
+// chain runs as compiled (fuse-read-decode turns read_up_to + decode_csv
+// into one op), and once more with the pass off, for what it saves.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -181,7 +183,7 @@ private:
 /// The pipeline program: `threads` enqueue ops on one shared reader
 /// (TF serialises reads on a reader; decode and enqueue run in parallel),
 /// batched (read_up_to + enqueue_many) or per record (read + enqueue).
-std::string program(const std::string &file, int threads, bool batched) {
+std::string program(const std::string &file, int threads, bool batched, bool fused) {
   std::ostringstream p;
   p << "filename_queue = fifo_queue(capacity: 10, dtypes: [string], shapes: [[]])\n"
        "filename = placeholder(string)\n"
@@ -207,8 +209,8 @@ std::string program(const std::string &file, int threads, bool batched) {
          "}\n";
   p << "ops = [push(reader) for i in range(" << threads << ")]\n"
     << "runner = queue_runner(instance_queue, ops)\n"
-       "session {\n"
-       "    run(enqueue_filename, feed: {filename: \""
+    << (fused ? "session {\n" : "session(config: config_proto(fuse_read_decode: false)) {\n")
+    << "    run(enqueue_filename, feed: {filename: \""
     << file << "\"})\n"
     << "    run(close_filename_queue)\n"
        "    coord = coordinator()\n"
@@ -227,12 +229,13 @@ std::string program(const std::string &file, int threads, bool batched) {
 }
 
 /// Records/s of one drain of `file` (`rows` data rows); nullopt on failure.
-std::optional<double> runPipeline(const fs::path &file, int64_t rows, int threads, bool batched) {
+std::optional<double> runPipeline(const fs::path &file, int64_t rows, int threads, bool batched,
+                                  bool fused) {
   fs::path src = fs::temp_directory_path() /
                  ("sluice_pipeline_bench_" + std::to_string(::getpid()) + ".sluice");
   {
     std::ofstream out(src);
-    out << program(file.string(), threads, batched);
+    out << program(file.string(), threads, batched, fused);
   }
   StampedLines buf;
   std::ostream out(&buf);
@@ -270,10 +273,10 @@ std::optional<double> runPipeline(const fs::path &file, int64_t rows, int thread
 
 /// Median of `reps` drains; nullopt if any failed.
 std::optional<double> medianPipeline(const fs::path &file, int64_t rows, int threads,
-                                     bool batched, int reps) {
+                                     bool batched, int reps, bool fused = true) {
   std::vector<double> rates;
   for (int i = 0; i < reps; ++i) {
-    auto r = runPipeline(file, rows, threads, batched);
+    auto r = runPipeline(file, rows, threads, batched, fused);
     if (!r)
       return std::nullopt;
     rates.push_back(*r);
@@ -312,6 +315,16 @@ int main(int argc, char **argv) {
     std::printf("BENCH csv_pipeline_%dthreads_records_per_s %.0f rec/s ratio=%.3f goal=%.2f\n", k,
                 *r, *r / ceil, kGoalVsCeiling);
     std::fflush(stdout);
+  }
+  // Without the fuse-read-decode pass: read_up_to's strings, then
+  // decode_csv (what the pass saves).
+  if (auto r = medianPipeline(file, kRows, 1, true, 1, false)) {
+    std::printf("BENCH csv_pipeline_unfused_1threads_records_per_s %.0f rec/s ratio=%.3f "
+                "goal=%.2f\n",
+                *r, *r / ceil, kGoalVsCeiling);
+    std::fflush(stdout);
+  } else {
+    status = 1;
   }
   // The per-record chain: one run, on the 200k-row prefix (it is slow).
   if (auto r = medianPipeline(prefix, kPerRecordRows, 1, false, 1)) {
