@@ -124,6 +124,24 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
         }
     } else if (b.is(Value::kDict)) {
       found = b.asDict()->find(a) != nullptr;
+    } else if (b.is(Value::kHostTensor)) {
+      // A fetched string scalar works as a Python str (substring); any
+      // other host tensor as numpy's `in` (some element equals a).
+      const ir::Tensor &t = b.asHostTensor();
+      if (t.dtype() == ir::DType::kString) {
+        if (!a.is(Value::kString))
+          return unsupported();
+        if (t.rank() == 0)
+          found = t.strings()[0].find(a.asString()) != std::string::npos;
+        else
+          for (int64_t i = 0; i < t.numElements() && !found; ++i)
+            found = t.strings()[i] == a.asString();
+      } else if (ir::isPod(t.dtype()) && a.isNumber()) {
+        for (int64_t i = 0; i < t.numElements() && !found; ++i)
+          found = t.elementAsDouble(i) == a.asNumber();
+      } else {
+        return unsupported();
+      }
     } else {
       return unsupported();
     }

@@ -264,6 +264,8 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
   t.spawnScopes.pop_back();
   t.sessions.pop_back();
   for (auto &th : threads) {
+    if (!th->started())
+      continue; // made with start: false and never started: nothing to join
     try {
       bool observed = th->joined;
       Value r = th->join(*this, s.loc);
@@ -349,6 +351,8 @@ Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) 
 }
 
 Value ThreadObject::join(EvaluatorImpl &ev, const SourceLoc &loc) {
+  if (!started())
+    throwError(Code::kRuntimeError, "cannot join thread before it is started", loc);
   {
     GilRelease release(ev.gil);
     std::unique_lock<std::mutex> lock(mu);
@@ -371,7 +375,24 @@ Value ThreadObject::join(EvaluatorImpl &ev, const SourceLoc &loc) {
 
 bool ThreadObject::isAlive() {
   std::lock_guard<std::mutex> lock(mu);
-  return !done;
+  return !done && !launch;
+}
+
+bool ThreadObject::started() {
+  std::lock_guard<std::mutex> lock(mu);
+  return !launch;
+}
+
+void ThreadObject::start(const SourceLoc &loc) {
+  std::function<void()> go;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    go = std::move(launch);
+    launch = nullptr;
+  }
+  if (!go)
+    throwError(Code::kRuntimeError, "threads can only be started once", loc);
+  go();
 }
 
 } // namespace sluice::frontend

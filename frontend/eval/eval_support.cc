@@ -1,4 +1,5 @@
 // frontend/eval/eval_support.cc: argument helpers and value printing.
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -117,21 +118,39 @@ ir::Shape toShape(const Value &v, const std::string &what, const SourceLoc &loc)
 
 namespace {
 
+// Python's repr of a float: the shortest digits that read back exactly,
+// positional for exponents -4..15 ("10.0", "0.0001", "1e+16", "1e-05").
 std::string floatRepr(double d) {
   if (std::isnan(d))
     return "nan";
   if (std::isinf(d))
     return d > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
-    if (std::strtod(buf, nullptr) == d)
-      break;
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  (void)ec;
+  std::string sci(buf, end); // "-1.2345e+02"
+  size_t e = sci.find('e');
+  int exp = std::stoi(sci.substr(e + 1));
+  bool neg = sci[0] == '-';
+  std::string digits;
+  for (size_t i = neg ? 1 : 0; i < e; ++i)
+    if (sci[i] != '.')
+      digits += sci[i];
+  std::string out = neg ? "-" : "";
+  if (exp < -4 || exp >= 16) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1)
+      out += "." + digits.substr(1);
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    return out + ebuf;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
+  if (exp < 0)
+    return out + "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+  size_t intLen = static_cast<size_t>(exp) + 1;
+  if (digits.size() <= intLen)
+    return out + digits + std::string(intLen - digits.size(), '0') + ".0";
+  return out + digits.substr(0, intLen) + "." + digits.substr(intLen);
 }
 
 std::string quote(const std::string &s) {

@@ -141,6 +141,11 @@ std::optional<Value> ThreadObject::getAttr(EvaluatorImpl &, const std::string &a
     });
   if (attr == "name")
     return Value::string(name);
+  if (attr == "start")
+    return Value::builtin(attr, [self](EvaluatorImpl &, CallArgs &a) {
+      self->start(a.loc);
+      return Value::none();
+    });
   return std::nullopt;
 }
 

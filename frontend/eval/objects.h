@@ -127,7 +127,14 @@ public:
   std::string repr() const override { return "<thread '" + name + "'>"; }
   /// Waits (without the interpreter lock) and returns the result or throws.
   Value join(EvaluatorImpl &ev, const SourceLoc &loc);
+  /// Alive: started and not finished (an unstarted thread is not, as in
+  /// Python).
   bool isAlive();
+  /// create_threads(start: false) leaves the launch for .start().
+  bool started();
+  /// Starts a thread made with start: false; runtime_error if it already
+  /// was, as Python's "threads can only be started once".
+  void start(const SourceLoc &loc);
 
   std::string name;
   std::thread thread;
@@ -135,6 +142,7 @@ public:
   std::condition_variable cv;
   bool done = false;
   bool joined = false; // someone observed its result
+  std::function<void()> launch; // set until an unstarted thread starts
   Value result;
   std::optional<LangError> error;
 };

@@ -13,21 +13,33 @@ namespace sluice::frontend {
 
 namespace {
 
-/// Starts a native thread as a ThreadObject; `body` returns its error.
+/// A native thread as a ThreadObject, started now or by its .start();
+/// `body` returns its error.
 std::shared_ptr<ThreadObject> startNative(std::string name,
-                                          std::function<std::optional<Status>()> body) {
+                                          std::function<std::optional<Status>()> body,
+                                          bool start = true) {
   auto th = std::make_shared<ThreadObject>();
   th->name = std::move(name);
-  gLiveThreads.fetch_add(1);
-  th->thread = std::thread([th, body = std::move(body)] {
-    std::optional<Status> err = body();
-    std::lock_guard<std::mutex> g(th->mu);
-    if (err)
-      th->error = LangError{*err};
-    th->done = true;
-    gLiveThreads.fetch_sub(1);
-    th->cv.notify_all();
-  });
+  std::weak_ptr<ThreadObject> weak = th;
+  auto launch = [weak, body = std::move(body)] {
+    auto t = weak.lock();
+    if (!t)
+      return;
+    gLiveThreads.fetch_add(1);
+    t->thread = std::thread([t, body] {
+      std::optional<Status> err = body();
+      std::lock_guard<std::mutex> g(t->mu);
+      if (err)
+        t->error = LangError{*err};
+      t->done = true;
+      gLiveThreads.fetch_sub(1);
+      t->cv.notify_all();
+    });
+  };
+  if (start)
+    launch();
+  else
+    th->launch = std::move(launch);
   return th;
 }
 
@@ -231,13 +243,14 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
     std::lock_guard<std::mutex> lock(mu_);
     // TF returns [] while this runner's threads for the session still run.
     PerSession &ps = sessions_[session];
+    // Threads not started yet count as running, as TF counts runs from
+    // create_threads on.
     for (auto &t : ps.live)
-      if (t->isAlive())
+      if (t->isAlive() || !t->started())
         return out;
     ps.live.clear();
     ps.running = static_cast<int>(enqueueOps.size());
   }
-  (void)start; // threads start at once; `start: false` has no use without .start()
   auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
   // A deterministic session's runner threads take turns (thread k runs its
   // op only after thread k-1's finished; a thread whose op ends leaves the
@@ -306,7 +319,7 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
         }
       }
       return std::nullopt; // errors go to the coordinator, as in TF
-    }));
+    }, start));
   }
   if (coord && cancelOp != ir::kNoNode) {
     ir::NodeId cancel = cancelOp;
@@ -319,7 +332,7 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
       if (!session->isClosed())
         (void)session->run({}, {}, {cancel});
       return std::optional<Status>();
-    }));
+    }, start));
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
