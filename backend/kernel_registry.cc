@@ -41,6 +41,8 @@ void registerAllKernels(KernelRegistry &reg) {
   registerDatasetKernels(reg);
   registerTransferKernels(reg);
   registerReadCsvKernels(reg);
+  registerGradientKernels(reg);
+  registerTrainingKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

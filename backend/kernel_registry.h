@@ -54,5 +54,7 @@ void registerPipelineKernels(KernelRegistry &reg);
 void registerDatasetKernels(KernelRegistry &reg); // backend/cpu/dataset_kernels.cc
 void registerTransferKernels(KernelRegistry &reg); // backend/cpu/transfer_kernels.cc
 void registerReadCsvKernels(KernelRegistry &reg);  // backend/cpu/read_csv_kernels.cc
+void registerGradientKernels(KernelRegistry &reg); // backend/cpu/gradient_kernels.cc
+void registerTrainingKernels(KernelRegistry &reg); // backend/cpu/training_kernels.cc
 
 } // namespace sluice::backend

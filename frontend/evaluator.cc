@@ -23,6 +23,9 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installClusterBuiltins(*this, *builtins);
   installDeviceSetterBuiltins(*this, *builtins);
   installReplicationBuiltins(*this, *builtins);
+  installTrainingBuiltins(*this, *builtins);
+  installLossBuiltins(*this, *builtins);
+  installOptimizerBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

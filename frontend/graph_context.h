@@ -19,6 +19,7 @@ struct VariableInfo {
   ir::NodeId handle;      // the `variable` node
   ir::NodeId initializer; // its assign
   ir::Output readValue;   // `name/read`
+  bool trainable = true;  // in trainable_variables() (what optimizers update)
 };
 
 struct GraphContext {

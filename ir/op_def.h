@@ -13,7 +13,11 @@
 namespace sluice::ir {
 
 class InferenceContext;
+class GradBuilder;
 struct NodeSpec;
+/// An op's reverse-mode rule (ir/gradients.h): builds its inputs'
+/// gradients from its outputs'.
+using GradFn = std::function<void(GradBuilder &)>;
 using ShapeFn = std::function<Status(InferenceContext &)>;
 /// Derives attrs that output counts or dtypes depend on (unstack's `num`
 /// from the input's static shape, split's `num_split` from `size_splits`,
@@ -67,6 +71,11 @@ struct OpDef {
   bool expensive = false;
   ShapeFn shapeFn;
   AttrFn attrFn;
+  /// The gradient rule (ir/grads/*.cc); without one the op is not
+  /// differentiable: an error on a needed path, unless notDifferentiable
+  /// says its inputs simply get no gradient (TF's NotDifferentiable).
+  GradFn gradient;
+  bool notDifferentiable = false;
   std::string summary;
   /// TF1's Python positional order: names of inputs and attrs. The
   /// frontend binds positional arguments in this order; keyword arguments

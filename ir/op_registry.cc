@@ -19,6 +19,18 @@ const OpDef *OpRegistry::find(std::string_view name) const {
   return it == ops_.end() ? nullptr : it->second.get();
 }
 
+void OpRegistry::setGradient(std::string_view name, GradFn fn) {
+  auto it = ops_.find(std::string(name));
+  assert(it != ops_.end() && "gradient for an unknown op");
+  it->second->gradient = std::move(fn);
+}
+
+void OpRegistry::setNotDifferentiable(std::string_view name) {
+  auto it = ops_.find(std::string(name));
+  assert(it != ops_.end() && "NotDifferentiable for an unknown op");
+  it->second->notDifferentiable = true;
+}
+
 std::vector<std::string> OpRegistry::names() const {
   std::vector<std::string> out;
   for (const auto &[k, v] : ops_)
@@ -40,6 +52,10 @@ void registerAllOps(OpRegistry &reg) {
   registerPipelineOps(reg);
   registerDatasetOps(reg);
   registerTransferOps(reg);
+  registerGradientOps(reg);
+  registerTrainingOps(reg);
+  // Last: the rules refer to the ops above.
+  registerAllGradients(reg);
 }
 
 const OpRegistry &opRegistry() {

@@ -15,6 +15,10 @@ public:
   /// Adds an op; a second op with the same name is a programmer error.
   void add(OpDef def);
   const OpDef *find(std::string_view name) const;
+  /// Sets an op's gradient rule (ir/grads/); the op must exist.
+  void setGradient(std::string_view name, GradFn fn);
+  /// Declares that an op's inputs get no gradient (TF's NotDifferentiable).
+  void setNotDifferentiable(std::string_view name);
   /// Every op name, sorted.
   std::vector<std::string> names() const;
 
@@ -41,5 +45,8 @@ void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc
 void registerPipelineOps(OpRegistry &reg);
 void registerDatasetOps(OpRegistry &reg);
 void registerTransferOps(OpRegistry &reg);
+void registerGradientOps(OpRegistry &reg); // ir/ops/gradient_ops.cc: ops gradient rules use
+void registerTrainingOps(OpRegistry &reg); // ir/ops/training_ops.cc: the optimizers' apply ops
+void registerAllGradients(OpRegistry &reg); // ir/grads/*.cc
 
 } // namespace sluice::ir

@@ -40,13 +40,29 @@ Value makeVariable(EvaluatorImpl &ev, CallArgs &a) {
   std::optional<ir::DType> dtype;
   if (!dtypeV.isNone())
     dtype = toDType(dtypeV, "dtype", a.loc);
-  std::string name = ev.scopedName(nameArg(a, "Variable"));
+  std::optional<ir::Shape> shape;
+  if (Value shapeV = argOr(a, 999, "shape", Value::none()); !shapeV.isNone())
+    shape = toShape(shapeV, "shape", a.loc);
+  VariableOptions o;
+  o.dtype = dtype;
+  o.shape = shape;
+  o.trainable = ev.truthy(argOr(a, 1, "trainable", Value::boolean(true)), a.loc);
+  o.validateShape = ev.truthy(argOr(a, 999, "validate_shape", Value::boolean(true)), a.loc);
+  return createVariable(ev, nameArg(a, "Variable"), init, o, a.loc);
+}
+
+} // namespace
+
+Value createVariable(EvaluatorImpl &ev, const std::string &baseName, const Value &init,
+                     const VariableOptions &o, const SourceLoc &loc) {
+  std::string name = ev.scopedName(baseName);
+  std::optional<ir::DType> dtype = o.dtype;
   // The initial value and the ops the variable creates live under its name.
   ThreadState &t = ev.ts();
   t.nameScopes.push_back(name + "/");
   ir::Output initOut;
   try {
-    initOut = ev.toTensor(init, dtype ? dtype : ev.symbolicDType(init), a.loc);
+    initOut = ev.toTensor(init, dtype ? dtype : ev.symbolicDType(init), loc);
   } catch (...) {
     t.nameScopes.pop_back();
     throw;
@@ -56,17 +72,20 @@ Value makeVariable(EvaluatorImpl &ev, CallArgs &a) {
   const ir::Node &initNode = g.graph->node(initOut.node);
   ir::DType vt = initNode.outputType(initOut.index);
   if (dtype && *dtype != vt)
-    initOut = ev.makeOp("cast", {initOut}, {{"dtype", *dtype}}, a.loc, name + "/cast").asTensor().out;
-  ir::Shape shape = g.graph->node(initOut.node).outputShape(initOut.index);
-  Value shapeV = argOr(a, 999, "shape", Value::none());
-  if (!shapeV.isNone())
-    shape = toShape(shapeV, "shape", a.loc);
+    initOut = ev.makeOp("cast", {initOut}, {{"dtype", *dtype}}, loc, name + "/cast").asTensor().out;
+  ir::Shape shape = o.shape ? *o.shape : g.graph->node(initOut.node).outputShape(initOut.index);
   ir::NodeSpec var;
   var.op = "variable";
   var.name = name;
   var.attrs = {{"dtype", dtype ? *dtype : vt}, {"shape", shape}};
-  var.loc = a.loc;
-  ir::Node &handle = ev.addNode(std::move(var));
+  var.loc = loc;
+  if (o.colocateWith) {
+    // Slots live with their variable, whatever the scopes say.
+    const ir::Node &with = g.graph->node(*o.colocateWith);
+    var.colocateWith = {with.name()};
+    var.requestedDevice = with.requestedDevice();
+  }
+  ir::Node &handle = ev.addNode(std::move(var), !o.colocateWith);
   auto colocated = [&](const std::string &op, const std::string &suffix,
                        std::vector<ir::Output> ins, ir::AttrMap attrs) -> ir::Node & {
     ir::NodeSpec s;
@@ -74,22 +93,23 @@ Value makeVariable(EvaluatorImpl &ev, CallArgs &a) {
     s.name = g.graph->uniqueName(name + "/" + suffix);
     s.inputs = std::move(ins);
     s.attrs = std::move(attrs);
-    s.loc = a.loc;
+    s.loc = loc;
     s.colocateWith = {name};
     // Initializer and read follow the variable's device, not the scopes.
     ir::Node &n = ev.addNode(std::move(s), false);
     n.setRequestedDevice(handle.requestedDevice());
     return n;
   };
-  Value validate = argOr(a, 999, "validate_shape", Value::boolean(true));
   ir::Node &assign = colocated("assign", "Assign", {{handle.id(), 0}, initOut},
-                               {{"validate_shape", ev.truthy(validate, a.loc)}});
+                               {{"validate_shape", o.validateShape}});
   ir::Node &read = colocated("read_variable", "read", {{handle.id(), 0}},
                              {{"dtype", dtype ? *dtype : vt}});
-  VariableInfo info{handle.id(), assign.id(), {read.id(), 0}};
+  VariableInfo info{handle.id(), assign.id(), {read.id(), 0}, o.trainable};
   g.globalVariables.push_back(info);
   return Value::object(std::make_shared<VariableObject>(&g, info));
 }
+
+namespace {
 
 Value initializerFor(EvaluatorImpl &ev, const std::vector<VariableInfo> &vars,
                      const std::string &name, const SourceLoc &loc) {

@@ -187,6 +187,23 @@ void installPlacerBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_placer.cc
 void installClusterBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_cluster.cc
 void installDeviceSetterBuiltins(EvaluatorImpl &ev, Env &env); // builtins_device_setter.cc
 void installReplicationBuiltins(EvaluatorImpl &ev, Env &env); // builtins_replication.cc
+void installTrainingBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_training.cc
+void installLossBuiltins(EvaluatorImpl &ev, Env &env);       // builtins_losses.cc
+void installOptimizerBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_optimizers.cc
+
+struct VariableOptions {
+  std::optional<ir::DType> dtype;
+  std::optional<ir::Shape> shape;
+  bool trainable = true;
+  bool validateShape = true;
+  /// Slot variables: colocated with this variable node, on its device.
+  std::optional<ir::NodeId> colocateWith;
+};
+/// TF's Variable(initial_value, ...): the variable node named `baseName`
+/// under the current name scope, its initializer and its read; returns the
+/// variable object and adds it to the global variables.
+Value createVariable(EvaluatorImpl &ev, const std::string &baseName, const Value &init,
+                     const VariableOptions &opts, const SourceLoc &loc);
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);
