@@ -236,7 +236,14 @@ buildGradients(Graph &g, const std::vector<Output> &ys, const std::vector<Output
       const OpDef &def = fwd.op();
       if (def.gradient) {
         GradBuilder b(g, id, outGrads, factory);
-        def.gradient(b);
+        try {
+          def.gradient(b);
+        } catch (const std::exception &e) {
+          // A rule reading an attr the node lacks is a bug, not a crash.
+          return Status(Code::kInternal,
+                        "the gradient rule of " + fwd.opName() + " failed: " + e.what(),
+                        fwd.loc(), fwd.name());
+        }
         SLUICE_TRY(b.status());
         const Node &f = g.node(id); // nodes may have been added
         for (size_t i = 0; i < f.inputs().size(); ++i) {

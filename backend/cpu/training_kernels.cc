@@ -18,7 +18,7 @@ using ir::Tensor;
 // deadlocks between updates sharing a slot), checked and made writable.
 class LockedVariables {
 public:
-  Status acquire(KernelContext &ctx, int n) {
+  Status acquire(KernelContext &ctx, int n, int gradIndex) {
     for (int i = 0; i < n; ++i) {
       SLUICE_ASSIGN_OR_RETURN(auto v, lookupVariable(ctx, i));
       vars_.push_back(std::move(v));
@@ -30,7 +30,7 @@ public:
     for (std::mutex *m : mus)
       locks_.emplace_back(*m, std::defer_lock);
     lockAll();
-    const Tensor &grad = ctx.input(ctx.numInputs() - 1);
+    const Tensor &grad = ctx.input(gradIndex);
     for (auto &v : vars_) {
       if (!v->initialized)
         return failedPrecondition("Attempting to use uninitialized value " + v->name());
@@ -72,12 +72,13 @@ template <typename C> Expected<C> scalarAt(KernelContext &ctx, int i, const char
   return static_cast<C>(t.elementAsDouble(0));
 }
 
-// Runs update(T*... , grad, n) for the float dtype of the gradient.
-template <int Handles, typename F> void run(KernelContext &ctx, F &&update) {
+// Runs update(tag, variables, grad) for the float dtype of the gradient
+// (input `gradIndex`).
+template <int Handles, typename F> void run(KernelContext &ctx, int gradIndex, F &&update) {
   LockedVariables vars;
-  if (Status s = vars.acquire(ctx, Handles); !s.isOk())
+  if (Status s = vars.acquire(ctx, Handles, gradIndex); !s.isOk())
     return ctx.fail(std::move(s));
-  const Tensor &grad = ctx.input(ctx.numInputs() - 1);
+  const Tensor &grad = ctx.input(gradIndex);
   bool ok = ir::dispatchPod(grad.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (math::kIsFloat<T>) {
@@ -102,7 +103,7 @@ class ApplyGradientDescent : public OpKernel {
 public:
   using OpKernel::OpKernel;
   void compute(KernelContext &ctx) override {
-    run<1>(ctx, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
+    run<1>(ctx, 2, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
       using T = decltype(tag);
       using C = math::Compute<T>;
       SLUICE_SCALAR(alpha, 1)
@@ -120,7 +121,7 @@ public:
   explicit ApplyMomentum(const ir::Node &n)
       : OpKernel(n), nesterov_(n.attr<bool>("use_nesterov")) {}
   void compute(KernelContext &ctx) override {
-    run<2>(ctx, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
+    run<2>(ctx, 3, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
       using T = decltype(tag);
       using C = math::Compute<T>;
       SLUICE_SCALAR(lr, 2)
@@ -146,7 +147,7 @@ class ApplyAdagrad : public OpKernel {
 public:
   using OpKernel::OpKernel;
   void compute(KernelContext &ctx) override {
-    run<2>(ctx, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
+    run<2>(ctx, 3, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
       using T = decltype(tag);
       using C = math::Compute<T>;
       SLUICE_SCALAR(lr, 2)
@@ -167,7 +168,7 @@ class ApplyRmsProp : public OpKernel {
 public:
   using OpKernel::OpKernel;
   void compute(KernelContext &ctx) override {
-    run<3>(ctx, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
+    run<3>(ctx, 7, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
       using T = decltype(tag);
       using C = math::Compute<T>;
       SLUICE_SCALAR(lr, 3)
@@ -194,7 +195,7 @@ class ApplyAdam : public OpKernel {
 public:
   explicit ApplyAdam(const ir::Node &n) : OpKernel(n), nesterov_(n.attr<bool>("use_nesterov")) {}
   void compute(KernelContext &ctx) override {
-    run<3>(ctx, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
+    run<3>(ctx, 9, [&](auto tag, LockedVariables &v, const Tensor &grad) -> Status {
       using T = decltype(tag);
       using C = math::Compute<T>;
       SLUICE_SCALAR(beta1Power, 3)

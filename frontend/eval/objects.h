@@ -68,6 +68,11 @@ public:
   ir::Output handleOutput() const override { return {info.handle, 0}; }
   std::string typeName() const override { return "variable"; }
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  /// Two objects for one variable node are the same variable.
+  bool equalsObject(const Object &o) const override {
+    auto *v = dynamic_cast<const VariableObject *>(&o);
+    return v && v->graph == graph && v->info.handle == info.handle;
+  }
   std::string repr() const override;
   GraphContext *graph;
   VariableInfo info;

@@ -34,7 +34,16 @@ void registerArrayGradients(OpRegistry &reg) {
   for (const char *name : {"reshape", "expand_dims", "squeeze"})
     reg.setGradient(name, reshapeBack);
   reg.setGradient("transpose", [](B &b) {
-    const auto &perm = b.node().attr<std::vector<int64_t>>("perm");
+    // Without perm, transpose reverses the dims.
+    std::vector<int64_t> perm;
+    if (b.node().hasAttr("perm")) {
+      perm = b.node().attr<std::vector<int64_t>>("perm");
+    } else if (b.inputShape(0).hasRank()) {
+      for (int i = b.inputShape(0).rank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    } else {
+      return b.fail(invalidArgument("the gradient of transpose needs perm or a known rank"));
+    }
     std::vector<int64_t> inverse(perm.size());
     for (size_t i = 0; i < perm.size(); ++i)
       inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);

@@ -107,9 +107,16 @@ Status concatShape(InferenceContext &c) {
 Status splitAttrs(NodeSpec &spec, const std::vector<Shape> &) {
   bool hasNum = spec.attrs.count("num_split") > 0;
   auto sizes = spec.attrs.find("size_splits");
-  if (hasNum && sizes != spec.attrs.end())
+  // A node copied from one this function already completed (prune, the
+  // text IR) has both, in agreement.
+  if (hasNum && sizes != spec.attrs.end()) {
+    const auto *list = std::get_if<std::vector<int64_t>>(&sizes->second);
+    const auto *num = std::get_if<int64_t>(&spec.attrs["num_split"]);
+    if (list && num && static_cast<int64_t>(list->size()) == *num)
+      return Status::ok();
     return invalidArgument(
         "split takes num_split or size_splits, not both");
+  }
   if (!hasNum && sizes == spec.attrs.end())
     return invalidArgument("split needs num_or_size_splits");
   if (sizes != spec.attrs.end() &&
