@@ -32,12 +32,13 @@
 
 #include <unistd.h>
 
-#include "frontend/driver.h"
+#include "bench/timed_program.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using sluice::bench::Clock;
+using sluice::bench::median;
 
 constexpr int64_t kRows = 2000000;
 constexpr int kBatch = 256;       // dequeue_many
@@ -58,10 +59,6 @@ constexpr double kGoalVsCeiling = 0.33;
 constexpr double kGoalVsTorch = 35;
 constexpr double kGoalVsPandas = 2;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// Writes `rows` data rows after the header to `path` (atomically, via a
 /// temp file) unless a file with that header and row count is there.
@@ -148,38 +145,6 @@ double ceiling(const fs::path &path) {
   return median(rates);
 }
 
-/// An output stream buffer that remembers when each line ended, so the
-/// program's markers time the drain without a clock in the language.
-class StampedLines : public std::streambuf {
-public:
-  struct Line {
-    std::string text;
-    Clock::time_point at;
-  };
-  std::vector<Line> lines;
-
-protected:
-  int overflow(int c) override {
-    if (c == traits_type::eof())
-      return 0;
-    if (c == '\n') {
-      lines.push_back({cur_, Clock::now()});
-      cur_.clear();
-    } else {
-      cur_.push_back(static_cast<char>(c));
-    }
-    return c;
-  }
-  std::streamsize xsputn(const char *s, std::streamsize n) override {
-    for (std::streamsize i = 0; i < n; ++i)
-      overflow(static_cast<unsigned char>(s[i]));
-    return n;
-  }
-
-private:
-  std::string cur_;
-};
-
 /// The pipeline program: `threads` enqueue ops on one shared reader
 /// (TF serialises reads on a reader; decode and enqueue run in parallel),
 /// batched (read_up_to + enqueue_many) or per record (read + enqueue).
@@ -231,35 +196,12 @@ std::string program(const std::string &file, int threads, bool batched, bool fus
 /// Records/s of one drain of `file` (`rows` data rows); nullopt on failure.
 std::optional<double> runPipeline(const fs::path &file, int64_t rows, int threads, bool batched,
                                   bool fused) {
-  fs::path src = fs::temp_directory_path() /
-                 ("sluice_pipeline_bench_" + std::to_string(::getpid()) + ".sluice");
-  {
-    std::ofstream out(src);
-    out << program(file.string(), threads, batched, fused);
-  }
-  StampedLines buf;
-  std::ostream out(&buf);
-  std::ostringstream err;
-  sluice::frontend::RunProgramOptions opts;
-  opts.file = src.string();
-  int code = sluice::frontend::runProgram(opts, out, err);
-  std::error_code ec;
-  fs::remove(src, ec);
-  std::optional<Clock::time_point> start, end;
-  int64_t batches = -1;
-  for (size_t i = 0; i < buf.lines.size(); ++i) {
-    if (buf.lines[i].text == "START")
-      start = buf.lines[i].at;
-    if (buf.lines[i].text == "END" && i + 1 < buf.lines.size()) {
-      end = buf.lines[i].at;
-      batches = std::strtoll(buf.lines[i + 1].text.c_str(), nullptr, 10);
-    }
-  }
-  if (code != 0 || !start || !end) {
-    std::fprintf(stderr, "bench_pipeline: the %s %d-thread pipeline failed:\n%s\n",
-                 batched ? "batched" : "per-record", threads, err.str().c_str());
+  std::string what = std::string(batched ? "batched" : "per-record") + " " +
+                     std::to_string(threads) + "-thread pipeline";
+  auto r = sluice::bench::runTimed(program(file.string(), threads, batched, fused), what);
+  if (!r)
     return std::nullopt;
-  }
+  int64_t batches = r->after.empty() ? -1 : std::strtoll(r->after[0].c_str(), nullptr, 10);
   // dequeue_many drops the final partial batch (TF: out_of_range when
   // fewer than 256 remain after close); all full batches must arrive.
   if (batches != rows / kBatch) {
@@ -267,8 +209,7 @@ std::optional<double> runPipeline(const fs::path &file, int64_t rows, int thread
                  static_cast<long long>(rows / kBatch), static_cast<long long>(batches));
     return std::nullopt;
   }
-  double s = std::chrono::duration<double>(*end - *start).count();
-  return static_cast<double>(batches * kBatch) / s;
+  return static_cast<double>(batches * kBatch) / r->seconds;
 }
 
 /// Median of `reps` drains; nullopt if any failed.

@@ -138,7 +138,21 @@ struct Executor::Step {
     for (int k = 0; k < it.numInputs; ++k)
       ins[k] = &values[slots[k]];
     backend::KernelContext ctx(kernelParams(it, ins));
-    it.kernel->compute(ctx);
+    if (it.kind == Kind::kPool) {
+      auto t0 = std::chrono::steady_clock::now();
+      it.kernel->compute(ctx);
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count();
+      // A smoothed estimate; racing steps may lose an update, harmlessly.
+      std::atomic<uint32_t> &cost = exec->costNs_[i];
+      uint64_t old = cost.load(std::memory_order_relaxed);
+      uint64_t now = static_cast<uint64_t>(std::min<int64_t>(ns, UINT32_MAX));
+      cost.store(static_cast<uint32_t>(old == 0 ? now : (old * 3 + now) / 4),
+                 std::memory_order_relaxed);
+    } else {
+      it.kernel->compute(ctx);
+    }
     if (!ctx.ok()) {
       recordError(i, ctx.status());
       return false;
@@ -152,6 +166,14 @@ struct Executor::Step {
     std::lock_guard<std::mutex> lock(mu);
     finished = true;
     cv.notify_all();
+  }
+
+  // An expensive kernel goes to the pool only once it has been seen to
+  // take long; until then (its first run) it runs inline and is timed.
+  bool offload(int32_t i) const {
+    constexpr uint32_t kOffloadNs = 20000;
+    return exec->items_[i].kind == Kind::kPool && params->pool &&
+           exec->costNs_[i].load(std::memory_order_relaxed) >= kOffloadNs;
   }
 
   void schedulePool(int32_t i) {
@@ -175,7 +197,7 @@ struct Executor::Step {
       if (ci.initialPending != 1 &&
           pending[c].fetch_sub(1, std::memory_order_acq_rel) != 1)
         continue;
-      if (ci.kind != Kind::kPool || !params->pool) {
+      if (!offload(c)) {
         stack.items.push_back(c);
         continue;
       }
@@ -345,6 +367,9 @@ Executor::create(std::shared_ptr<const ir::Graph> graph,
   ex->graph_ = std::move(graph);
   ex->feeds_ = std::move(feeds);
   ex->fetches_ = std::move(fetches);
+  ex->costNs_.reset(new std::atomic<uint32_t>[ex->items_.size()]);
+  for (size_t i = 0; i < ex->items_.size(); ++i)
+    ex->costNs_[i].store(0, std::memory_order_relaxed);
   return ex;
 }
 
@@ -400,7 +425,7 @@ Expected<std::vector<ir::Tensor>> Executor::run(const StepParams &params) const 
   stack.items.reserve(std::min<size_t>(roots_.size() + 16, 1024));
   int32_t deferred = -1;
   for (int32_t r : roots_) {
-    if (items_[r].kind != Kind::kPool || !params.pool) {
+    if (!s.offload(r)) {
       stack.items.push_back(r);
       continue;
     }

@@ -3,6 +3,7 @@
 // may run concurrently.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -95,6 +96,10 @@ private:
   // The immutable plan (see executor.cc for the layout).
   std::vector<Item> items_;
   std::vector<std::unique_ptr<backend::OpKernel>> kernels_;
+  /// Per item: the recent run time of an expensive kernel, in ns. Only
+  /// kernels that really take long go to the pool; a short one (a small
+  /// matmul) costs less inline than the thread hand-off would.
+  std::unique_ptr<std::atomic<uint32_t>[]> costNs_;
   std::vector<int32_t> inputSlots_; // per item input: index into step values
   std::vector<int32_t> consumers_;  // per item: distinct consumer items
   std::vector<int32_t> roots_;      // items with no dependencies

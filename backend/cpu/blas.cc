@@ -15,6 +15,9 @@ const Blas *blas() {
   std::call_once(once, [] {
     // OpenBLAS reads these when it loads; the user's own settings win.
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);
+    // One thread: the matmul kernel splits big products itself, by
+    // intra_op_parallelism_threads (math_matmul_kernels.cc).
+    setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
     void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
       return;

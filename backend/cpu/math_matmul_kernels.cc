@@ -1,6 +1,9 @@
 // backend/cpu/math_matmul_kernels.cc: the CPU matmul kernel: OpenBLAS gemm
 // for f32/f64, a plain loop for the other numeric types.
+#include <algorithm>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "backend/cpu/blas.h"
 #include "backend/cpu/math_util.h"
@@ -87,7 +90,8 @@ public:
       using T = decltype(tag);
       if constexpr (kIsFloat<T> || kIsInt<T>) {
         handled = true;
-        gemm(a.data<T>(), b.data<T>(), c.data<T>(), d, a.dim(1), b.dim(1));
+        parallelGemm(a.data<T>(), b.data<T>(), c.data<T>(), d, a.dim(1), b.dim(1),
+                     ctx.intraOpThreads());
       }
     });
     if (!handled)
@@ -96,6 +100,41 @@ public:
   }
 
 private:
+  // Big products split their rows over intra_op_parallelism_threads, each
+  // block a single-threaded gemm: OpenBLAS's own pool is kept at one
+  // thread (backend/cpu/blas.cc), because for the small products most
+  // steps have it costs more than it saves.
+  template <typename T>
+  static void parallelGemm(const T *a, const T *b, T *c, const GemmDims &d, int64_t lda,
+                           int64_t ldb, int threads) {
+    constexpr double kMinFlopsPerThread = 1 << 22;
+    double flops = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
+                   static_cast<double>(d.k);
+    int n = static_cast<int>(std::min<double>(
+        {static_cast<double>(threads), flops / kMinFlopsPerThread, static_cast<double>(d.m)}));
+    if (n <= 1)
+      return gemm(a, b, c, d, lda, ldb);
+    std::vector<std::thread> workers;
+    int64_t rows = (d.m + n - 1) / n;
+    for (int t = 0; t < n; ++t) {
+      int64_t r0 = t * rows, r1 = std::min(d.m, r0 + rows);
+      if (r0 >= r1)
+        break;
+      GemmDims part = d;
+      part.m = r1 - r0;
+      // Rows of C are rows of A, or columns of A when it is transposed.
+      const T *ap = d.ta ? a + r0 : a + r0 * lda;
+      T *cp = c + r0 * d.n;
+      auto run = [=] { gemm(ap, b, cp, part, lda, ldb); };
+      if (t + 1 == n)
+        run(); // the caller takes the last block
+      else
+        workers.emplace_back(run);
+    }
+    for (std::thread &w : workers)
+      w.join();
+  }
+
   template <typename T>
   static void gemm(const T *a, const T *b, T *c, const GemmDims &d,
                    int64_t lda, int64_t ldb) {
