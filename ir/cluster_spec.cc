@@ -232,6 +232,25 @@ std::vector<std::string> ClusterSpec::devices(int cpusPerTask) const {
   return out;
 }
 
+std::string clusterSpecToJson(const ClusterSpec &c) {
+  json j = json::object();
+  for (const auto &[name, job] : c.jobMap()) {
+    bool dense = job.tasks.empty() || job.tasks.rbegin()->first + 1 == int(job.tasks.size());
+    if (dense) {
+      json list = json::array();
+      for (const auto &[i, a] : job.tasks)
+        list.push_back(a);
+      j[name] = list;
+    } else {
+      json byIndex = json::object();
+      for (const auto &[i, a] : job.tasks)
+        byIndex[std::to_string(i)] = a;
+      j[name] = byIndex;
+    }
+  }
+  return j.dump();
+}
+
 Expected<ClusterSpec> clusterSpecFromJson(std::string_view text) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded())

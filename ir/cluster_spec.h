@@ -48,6 +48,10 @@ private:
   std::map<std::string, Job> jobs_;
 };
 
+/// The cluster as JSON, dense jobs as lists, sparse ones as objects of
+/// index -> address (clusterSpecFromJson reads it back).
+std::string clusterSpecToJson(const ClusterSpec &c);
+
 /// A cluster from JSON: {"ps": ["h:1", "h:2"], "worker": {"1": "h:3"}};
 /// invalid_argument naming what is wrong.
 Expected<ClusterSpec> clusterSpecFromJson(std::string_view json);

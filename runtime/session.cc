@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <random>
 #include <thread>
 
 #include "passes/pipeline.h"
@@ -25,6 +26,22 @@ struct Session::Compiled {
     std::vector<int> fetches; // indices into the run's fetches
   };
   std::vector<Part> parts;
+  /// A cluster step: each partition registered on its device's task.
+  struct RemotePart {
+    std::string device, handle;
+    std::vector<int> feeds, fetches;
+  };
+  std::vector<RemotePart> remote;
+  std::shared_ptr<RemoteCluster> cluster; // where `remote` is registered
+  ~Compiled() {
+    if (!cluster || remote.empty())
+      return;
+    std::vector<std::pair<std::string, std::string>> handles;
+    for (const RemotePart &r : remote)
+      if (!r.handle.empty())
+        handles.emplace_back(r.device, r.handle);
+    cluster->deregisterPartitions(handles);
+  }
   int numNodes = 0; // graph size it was compiled from
 };
 
@@ -81,7 +98,13 @@ int hardwareThreads() {
 Session::Session(const ir::Graph *graph, std::shared_mutex *graphMutex,
                  SessionOptions options)
     : graph_(graph), graphMutex_(graphMutex), options_(std::move(options)),
-      pool_(options_.interOpThreads) {}
+      pool_(options_.interOpThreads) {
+  if (options_.cluster) {
+    std::random_device rd;
+    // The top bits tell sessions apart on the tasks they share.
+    stepIdBase_ = static_cast<int64_t>((uint64_t(rd()) << 32 | rd()) & 0x7fffffff00000000ULL);
+  }
+}
 
 Expected<std::unique_ptr<Session>> Session::create(const ir::Graph *graph,
                                                    std::shared_mutex *graphMutex,
@@ -156,6 +179,8 @@ void Session::log(const std::string &line) const {
 }
 
 std::vector<std::string> Session::devices() const {
+  if (options_.cluster)
+    return options_.cluster->devices();
   SharedLock lock(graphMutex_);
   return passes::localDevices(*graph_, options_.deviceCount);
 }
@@ -169,7 +194,8 @@ Expected<std::vector<std::string>> Session::placement() const {
   if (options_.ignoreDeviceRequests)
     return std::vector<std::string>(static_cast<size_t>(clone->numNodes()), oneDevice());
   passes::PlacementOptions po;
-  po.devices = passes::localDevices(*clone, options_.deviceCount);
+  po.devices = options_.cluster ? options_.cluster->devices()
+                                : passes::localDevices(*clone, options_.deviceCount);
   po.allowSoftPlacement = options_.allowSoftPlacement;
   po.kernels = options_.kernels;
   SLUICE_TRY(passes::placeGraph(*clone, po, nullptr));
@@ -197,7 +223,8 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.targets = targets;
   ctx.options.constantFolding = options_.constantFolding;
   ctx.options.fuseReadDecode = options_.fuseReadDecode;
-  ctx.options.devices = passes::localDevices(*clone, options_.deviceCount);
+  ctx.options.devices = options_.cluster ? options_.cluster->devices()
+                                         : passes::localDevices(*clone, options_.deviceCount);
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
   passes::PipelineOptions po;
   po.place = !options_.ignoreDeviceRequests;
@@ -236,6 +263,42 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
       options_.intraOpThreads > 0 ? options_.intraOpThreads : hardwareThreads();
   eo.deterministic = options_.deterministic;
   SLUICE_ASSIGN_OR_RETURN(passes::PartitionedGraph split, passes::partitionGraph(*clone));
+  if (options_.cluster) {
+    // Every partition goes to the task that owns its device, even a lone
+    // one: this process hosts none of the cluster's devices itself.
+    size_t n = split.parts.size();
+    compiled->cluster = options_.cluster;
+    std::vector<RemoteCluster::PartitionSpec> specs(n);
+    compiled->remote.resize(n);
+    for (size_t p = 0; p < n; ++p) {
+      specs[p].graph = split.parts[p].graph.get();
+      specs[p].device = split.parts[p].device;
+      specs[p].deterministic = options_.deterministic;
+      specs[p].intraOpThreads = eo.intraOpThreads;
+      compiled->remote[p].device = split.parts[p].device;
+    }
+    for (size_t i = 0; i < ctx.feeds.size(); ++i) {
+      auto [p, o] = split.locate(ctx.feeds[i]);
+      specs[p].feeds.push_back(o);
+      compiled->remote[p].feeds.push_back(static_cast<int>(i));
+    }
+    for (size_t i = 0; i < ctx.fetches.size(); ++i) {
+      auto [p, o] = split.locate(ctx.fetches[i]);
+      specs[p].fetches.push_back(o);
+      compiled->remote[p].fetches.push_back(static_cast<int>(i));
+    }
+    for (ir::NodeId t : ctx.targets)
+      specs[split.where[t].first].targets.push_back(split.where[t].second);
+    for (size_t p = 0; p < n; ++p) {
+      const ir::Graph &pg = *split.parts[p].graph;
+      for (ir::NodeId id = 0; id < pg.numNodes(); ++id)
+        if (pg.node(id).opName() == "send")
+          specs[p].targets.push_back(id);
+      SLUICE_ASSIGN_OR_RETURN(compiled->remote[p].handle,
+                              options_.cluster->registerPartition(specs[p]));
+    }
+    return compiled;
+  }
   if (split.parts.size() <= 1) {
     SLUICE_ASSIGN_OR_RETURN(
         compiled->executor,
@@ -316,6 +379,83 @@ Session::runPartitions(const Compiled &c, const std::vector<ir::Tensor> &feedVal
 }
 
 Expected<std::vector<ir::Tensor>>
+Session::runRemote(const Compiled &c, const std::vector<ir::Tensor> &feedValues,
+                   size_t numFetches, const StepParams &step) {
+  // Every partition runs at once on its task; the first real failure (not
+  // the cancellations it causes) is the step's, and aborts the rest.
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t remaining = 0;
+    std::vector<Status> errors;
+    std::vector<std::vector<ir::Tensor>> outputs;
+  };
+  auto st = std::make_shared<State>();
+  size_t n = c.remote.size();
+  st->remaining = n;
+  st->outputs.resize(n);
+  std::vector<std::string> devices;
+  for (const auto &r : c.remote)
+    devices.push_back(r.device);
+  RemoteCluster &cluster = *options_.cluster;
+  int64_t stepId = stepIdBase_ + step.stepId;
+  CancellationManager::Token token = CancellationManager::kInvalidToken;
+  if (step.cancellation)
+    token = step.cancellation->registerCallback([&cluster, stepId, devices] {
+      cluster.abortStep(stepId, devices, cancelled("Step was cancelled"));
+    });
+  for (size_t p = 0; p < n; ++p) {
+    std::vector<ir::Tensor> feeds;
+    for (int i : c.remote[p].feeds)
+      feeds.push_back(feedValues[static_cast<size_t>(i)]);
+    cluster.runPartition(c.remote[p].device, c.remote[p].handle, stepId, std::move(feeds),
+                         step.deadline,
+                         [st, p, &cluster, stepId, devices](Status s, std::vector<ir::Tensor> out) {
+                           bool first = false;
+                           {
+                             std::lock_guard<std::mutex> lock(st->mu);
+                             if (!s.isOk()) {
+                               first = st->errors.empty();
+                               st->errors.push_back(s);
+                             } else {
+                               st->outputs[p] = std::move(out);
+                             }
+                           }
+                           // A failed partition must not leave the others
+                           // waiting on its sends.
+                           if (first)
+                             cluster.abortStep(stepId, devices, s);
+                           std::lock_guard<std::mutex> lock(st->mu);
+                           if (--st->remaining == 0)
+                             st->cv.notify_all();
+                         });
+  }
+  {
+    std::unique_lock<std::mutex> lock(st->mu);
+    st->cv.wait(lock, [&] { return st->remaining == 0; });
+  }
+  if (step.cancellation && token != CancellationManager::kInvalidToken)
+    step.cancellation->deregisterCallback(token);
+  cluster.cleanupStep(stepId, devices);
+  const Status *firstError = nullptr;
+  for (const Status &e : st->errors)
+    if (!firstError || (firstError->code() == Code::kCancelled && e.code() != Code::kCancelled))
+      firstError = &e;
+  if (firstError)
+    return *firstError;
+  std::vector<ir::Tensor> out(numFetches);
+  for (size_t p = 0; p < n; ++p) {
+    if (st->outputs[p].size() != c.remote[p].fetches.size())
+      return internalError("a task returned " + std::to_string(st->outputs[p].size()) +
+                           " values for " + std::to_string(c.remote[p].fetches.size()) +
+                           " fetches");
+    for (size_t k = 0; k < c.remote[p].fetches.size(); ++k)
+      out[static_cast<size_t>(c.remote[p].fetches[k])] = std::move(st->outputs[p][k]);
+  }
+  return out;
+}
+
+Expected<std::vector<ir::Tensor>>
 Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
              const std::vector<ir::Output> &fetches,
              const std::vector<ir::NodeId> &targets, const RunOptions &opts) {
@@ -367,7 +507,8 @@ Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
         std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
   if (opts.stallCheck)
     params.stallCheck = &opts.stallCheck;
-  auto result = compiled->parts.empty()
+  auto result = !compiled->remote.empty() ? runRemote(*compiled, values, fetches.size(), params)
+                : compiled->parts.empty()
                     ? compiled->executor->run(params)
                     : runPartitions(*compiled, values, fetches.size(), params);
   {

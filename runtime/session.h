@@ -22,6 +22,7 @@
 #include "backend/resource_mgr.h"
 #include "ir/graph.h"
 #include "runtime/executor.h"
+#include "runtime/remote_cluster.h"
 #include "runtime/step_threads.h"
 #include "runtime/thread_pool.h"
 
@@ -52,6 +53,9 @@ struct SessionOptions {
   /// Not in TF: lets benchmarks and tests compare the fused reader +
   /// decode_csv (passes/fuse_read_decode.h) with the pair it replaces.
   bool fuseReadDecode = true;
+  /// A cluster session (TF's grpc:// target): the graph is placed on the
+  /// cluster's devices and every partition runs on the task owning it.
+  std::shared_ptr<RemoteCluster> cluster;
   /// Where soft-placement notes and log_device_placement lines go (one
   /// line each); null: standard error.
   std::function<void(const std::string &)> log;
@@ -131,6 +135,11 @@ private:
   Expected<std::vector<ir::Tensor>> runPartitions(const Compiled &c,
                                                   const std::vector<ir::Tensor> &feedValues,
                                                   size_t numFetches, const StepParams &step);
+  Expected<std::vector<ir::Tensor>> runRemote(const Compiled &c,
+                                              const std::vector<ir::Tensor> &feedValues,
+                                              size_t numFetches, const StepParams &step);
+  /// Step ids unique across the cluster: a random base per session.
+  int64_t stepIdBase_ = 0;
 
   mutable std::mutex logMu_;
   std::set<std::string> loggedNodes_; // guarded by logMu_ (log_device_placement)

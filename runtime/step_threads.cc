@@ -21,21 +21,35 @@ void StepThreads::runAll(const std::vector<std::function<void()>> &jobs) {
   int remaining = static_cast<int>(jobs.size()) - 1;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 1; i < jobs.size(); ++i) {
-      jobs_.push_back(Job{&jobs[i], &remaining});
-      // Each idle thread takes one job; a job no idle thread will take
-      // gets a thread of its own (counted idle until it takes it).
-      if (idle_ >= static_cast<int>(jobs_.size())) {
-        cv_.notify_one();
-      } else {
-        ++idle_;
-        threads_.emplace_back([this] { loop(); });
-      }
-    }
+    for (size_t i = 1; i < jobs.size(); ++i)
+      enqueueLocked(Job{&jobs[i], &remaining, nullptr});
   }
   jobs[0]();
   std::unique_lock<std::mutex> lock(mu_);
   doneCv_.wait(lock, [&] { return remaining == 0; });
+}
+
+void StepThreads::start(std::function<void()> fn) {
+  auto owned = std::make_shared<std::function<void()>>(std::move(fn));
+  std::lock_guard<std::mutex> lock(mu_);
+  enqueueLocked(Job{owned.get(), nullptr, owned});
+}
+
+void StepThreads::enqueueLocked(Job job) {
+  jobs_.push_back(std::move(job));
+  // Each idle thread takes one job; a job no idle thread will take gets a
+  // thread of its own (counted idle until it takes it).
+  if (idle_ >= static_cast<int>(jobs_.size())) {
+    cv_.notify_one();
+  } else {
+    ++idle_;
+    threads_.emplace_back([this] { loop(); });
+  }
+}
+
+void StepThreads::waitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return jobs_.empty() && idle_ == static_cast<int>(threads_.size()); });
 }
 
 int StepThreads::numThreads() const {
@@ -49,14 +63,14 @@ void StepThreads::loop() {
     cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
     if (jobs_.empty())
       return; // stopping
-    Job job = jobs_.front();
+    Job job = std::move(jobs_.front());
     jobs_.pop_front();
     --idle_;
     lock.unlock();
     (*job.fn)();
     lock.lock();
     ++idle_;
-    if (--*job.remaining == 0)
+    if (!job.remaining || --*job.remaining == 0)
       doneCv_.notify_all();
   }
 }

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,13 +28,20 @@ public:
   /// and returns once all have finished. A thread is idle again before
   /// its job counts as finished, so back-to-back calls reuse threads.
   void runAll(const std::vector<std::function<void()>> &jobs);
+  /// Runs `fn` on an idle (or new) thread and returns at once (a task
+  /// serving a remote step).
+  void start(std::function<void()> fn);
+  /// Returns once no job is queued or running.
+  void waitIdle();
   int numThreads() const;
 
 private:
   struct Job {
     const std::function<void()> *fn;
-    int *remaining; // the runAll's count, guarded by mu_
+    int *remaining; // the runAll's count (null: a start), guarded by mu_
+    std::shared_ptr<std::function<void()>> owned; // start's job
   };
+  void enqueueLocked(Job job);
   void loop();
 
   mutable std::mutex mu_;

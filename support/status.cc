@@ -73,5 +73,8 @@ Status deadlineExceeded(std::string m) { return {Code::kDeadlineExceeded, std::m
 Status valueError(std::string m) { return {Code::kValueError, std::move(m)}; }
 Status typeError(std::string m) { return {Code::kTypeError, std::move(m)}; }
 Status runtimeError(std::string m) { return {Code::kRuntimeError, std::move(m)}; }
+Status aborted(std::string m) { return {Code::kAborted, std::move(m)}; }
+Status unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
+Status unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
 
 } // namespace sluice

@@ -118,6 +118,9 @@ Status deadlineExceeded(std::string msg);
 Status valueError(std::string msg);
 Status typeError(std::string msg);
 Status runtimeError(std::string msg);
+Status aborted(std::string msg);
+Status unavailable(std::string msg);
+Status unauthenticated(std::string msg);
 
 } // namespace sluice
 

@@ -1,0 +1,105 @@
+// runtime/distributed/server.cc: tf.train.Server over gRPC's callback API.
+#include "runtime/distributed/server.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <grpcpp/grpcpp.h>
+
+namespace sluice::dist {
+
+namespace {
+
+Expected<std::string> readPem(const std::string &path, const char *what) {
+  if (path.empty())
+    return std::string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return notFound(std::string("cannot read the TLS ") + what + " '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  if (s.find("-----BEGIN ") == std::string::npos)
+    return invalidArgument(std::string("the TLS ") + what + " '" + path + "' is not a PEM file");
+  return s;
+}
+
+} // namespace
+
+Expected<TlsMaterial> loadTls(const std::string &certFile, const std::string &keyFile,
+                              const std::string &caFile) {
+  TlsMaterial m;
+  SLUICE_ASSIGN_OR_RETURN(m.cert, readPem(certFile, "certificate"));
+  SLUICE_ASSIGN_OR_RETURN(m.key, readPem(keyFile, "key"));
+  SLUICE_ASSIGN_OR_RETURN(m.ca, readPem(caFile, "CA certificate"));
+  if (m.cert.empty() != m.key.empty())
+    return invalidArgument("TLS needs both a certificate (--tls-cert) and its key (--tls-key)");
+  if (m.cert.empty() && !m.ca.empty())
+    return invalidArgument("TLS with a CA (--tls-ca) needs this task's certificate and key "
+                           "(--tls-cert, --tls-key)");
+  return m;
+}
+
+Expected<std::unique_ptr<Server>> Server::start(ServerOptions opts) {
+  if (opts.job.empty()) {
+    // TF infers the job only for a one-job cluster.
+    if (opts.cluster.jobMap().size() != 1)
+      return valueError("Must specify an explicit `job_name`.");
+    opts.job = opts.cluster.jobMap().begin()->first;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string address,
+                          opts.cluster.taskAddress(opts.job, opts.taskIndex));
+  std::unique_ptr<Server> s(new Server());
+  s->cluster_ = opts.cluster;
+  s->channel_ = opts.channel;
+  s->address_ = address;
+  s->service_ = std::make_unique<WorkerService>(opts.cluster, opts.job, opts.taskIndex,
+                                                opts.cpus, opts.channel);
+  std::shared_ptr<grpc::ServerCredentials> creds;
+  if (opts.channel.tls.enabled()) {
+    grpc::SslServerCredentialsOptions ssl(
+        opts.channel.tls.ca.empty()
+            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_root_certs = opts.channel.tls.ca;
+    ssl.pem_key_cert_pairs.push_back({opts.channel.tls.key, opts.channel.tls.cert});
+    creds = grpc::SslServerCredentials(ssl);
+  } else {
+    creds = grpc::InsecureServerCredentials();
+  }
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(address, creds, &port);
+  builder.SetMaxReceiveMessageSize(opts.channel.maxMessageBytes);
+  builder.SetMaxSendMessageSize(opts.channel.maxMessageBytes);
+  // One task may hold a port only once: a second server on it must fail
+  // here, not share the port and split the cluster's calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.RegisterService(s->service_.get());
+  s->server_ = builder.BuildAndStart();
+  if (!s->server_ || port == 0)
+    return unavailable("task /job:" + opts.job + "/task:" + std::to_string(opts.taskIndex) +
+                       " cannot listen on " + address +
+                       " (the port is in use, or the address is not this machine's)");
+  return s;
+}
+
+Server::~Server() { stop(); }
+
+void Server::join() {
+  if (server_)
+    server_->Wait();
+}
+
+void Server::stop() {
+  if (!server_)
+    return;
+  // Calls still running after the grace period are cancelled.
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  service_->cancelAll(cancelled("the server of task " + service_->task() + " is stopping"));
+}
+
+} // namespace sluice::dist

@@ -1,0 +1,64 @@
+// runtime/distributed/server.h: a task's gRPC server (TF's tf.train.Server):
+// it listens on exactly the address the cluster gives the task and serves
+// the task's WorkerService until stopped.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/cluster_spec.h"
+#include "runtime/distributed/worker_service.h"
+#include "support/status.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace sluice::dist {
+
+struct ServerOptions {
+  ir::ClusterSpec cluster;
+  std::string job;
+  int taskIndex = 0;
+  int cpus = 1;
+  ChannelOptions channel;
+};
+
+class Server {
+public:
+  /// Starts the server of task `job:taskIndex`; unavailable naming the
+  /// address when it cannot listen there (in use, not this host).
+  static Expected<std::unique_ptr<Server>> start(ServerOptions opts);
+  ~Server();
+
+  /// "grpc://host:port", the value sessions take as `target`.
+  std::string target() const { return "grpc://" + address_; }
+  const std::string &address() const { return address_; }
+  const std::string &task() const { return service_->task(); }
+  const ir::ClusterSpec &cluster() const { return cluster_; }
+  const ChannelOptions &channel() const { return channel_; }
+  WorkerService &service() { return *service_; }
+
+  /// Blocks until the server stops (stop() from another thread, or a
+  /// signal handler's).
+  void join();
+  /// Stops taking calls, cancels the ones in flight, and returns once
+  /// they have finished.
+  void stop();
+
+private:
+  Server() = default;
+  ir::ClusterSpec cluster_;
+  ChannelOptions channel_;
+  std::string address_;
+  std::unique_ptr<WorkerService> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+/// TLS from PEM files (any may be empty); not_found / invalid_argument
+/// naming the file that cannot be read or is not PEM, and the pairs that
+/// make no sense (a key without a certificate).
+Expected<TlsMaterial> loadTls(const std::string &certFile, const std::string &keyFile,
+                              const std::string &caFile);
+
+} // namespace sluice::dist

@@ -1,0 +1,442 @@
+// runtime/distributed/worker_service.cc: a task's side of the cluster.
+#include "runtime/distributed/worker_service.h"
+
+#include <thread>
+
+#include "ir/device_spec.h"
+#include "ir/text/parser.h"
+#include "runtime/distributed/tensor_codec.h"
+
+namespace sluice::dist {
+
+namespace {
+
+constexpr const char *kTokenKey = "sluice-token";
+// A step nobody cleaned up (its master died) is dropped after this long.
+constexpr auto kStepLifetime = std::chrono::minutes(10);
+
+std::chrono::steady_clock::time_point deadlineAfter(int64_t ms) {
+  return ms > 0 ? std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)
+                : std::chrono::steady_clock::time_point::max();
+}
+
+Expected<ir::Output> outputNamed(const ir::Graph &g, const std::string &name) {
+  auto colon = name.rfind(':');
+  const ir::Node *n = g.findNode(name.substr(0, colon));
+  int index = colon == std::string::npos ? 0 : std::atoi(name.c_str() + colon + 1);
+  if (!n || index < 0 || index >= n->numOutputs())
+    return invalidArgument("the partition has no output '" + name + "'");
+  return ir::Output{n->id(), index};
+}
+
+} // namespace
+
+std::string taskOfDevice(const std::string &device) {
+  auto spec = ir::DeviceSpec::parse(device);
+  if (!spec.hasValue() || !spec->job)
+    return "";
+  return "/job:" + *spec->job + "/replica:" + std::to_string(spec->replica.value_or(0)) +
+         "/task:" + std::to_string(spec->task.value_or(0));
+}
+
+std::shared_ptr<grpc::Channel> makeChannel(const std::string &address,
+                                           const ChannelOptions &opts) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(opts.maxMessageBytes);
+  args.SetMaxSendMessageSize(opts.maxMessageBytes);
+  // Notice a dead peer within seconds even while a call waits on it.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Reconnect quickly to a task that restarts (gRPC's default backs off
+  // up to two minutes).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  std::shared_ptr<grpc::ChannelCredentials> creds;
+  if (opts.tls.enabled()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = opts.tls.ca.empty() ? opts.tls.cert : opts.tls.ca;
+    if (!opts.tls.ca.empty()) {
+      ssl.pem_private_key = opts.tls.key;
+      ssl.pem_cert_chain = opts.tls.cert;
+    }
+    creds = grpc::SslCredentials(ssl);
+  } else {
+    creds = grpc::InsecureChannelCredentials();
+  }
+  return grpc::CreateCustomChannel(address, creds, args);
+}
+
+// --- peers -------------------------------------------------------------------
+
+Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *address) {
+  auto spec = ir::DeviceSpec::parse(task);
+  if (!spec.hasValue() || !spec->job)
+    return invalidArgument("'" + task + "' is not a task name");
+  auto addr = cluster_.taskAddress(*spec->job, spec->task.value_or(0));
+  if (!addr.hasValue())
+    return notFound("task " + task + " is not in the cluster");
+  if (address)
+    *address = *addr;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto &s = stubs_[task];
+  if (!s)
+    s = rpc::Worker::NewStub(makeChannel(*addr, opts_));
+  return s.get();
+}
+
+std::unique_ptr<grpc::ClientContext>
+Peers::context(std::chrono::steady_clock::time_point deadline) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (!opts_.token.empty())
+    ctx->AddMetadata(kTokenKey, opts_.token);
+  if (deadline != std::chrono::steady_clock::time_point::max())
+    // gRPC takes system_clock deadlines.
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          deadline - std::chrono::steady_clock::now()));
+  return ctx;
+}
+
+// --- steps and their rendezvous ------------------------------------------------
+
+struct WorkerService::Step {
+  backend::LocalRendezvous local;
+  CancellationManager cm;
+  std::chrono::steady_clock::time_point created = std::chrono::steady_clock::now();
+};
+
+// A step's rendezvous on this task: sends stay here; a recv whose sender
+// is another task asks that task for the tensor.
+class WorkerService::StepRendezvous : public backend::Rendezvous {
+public:
+  StepRendezvous(WorkerService &svc, std::shared_ptr<Step> step, int64_t stepId,
+                 std::chrono::steady_clock::time_point deadline)
+      : svc_(svc), step_(std::move(step)), stepId_(stepId), deadline_(deadline) {}
+
+  Status send(const std::string &key, ir::Tensor t) override {
+    return step_->local.send(key, std::move(t));
+  }
+
+  void recvAsync(const std::string &key, CancellationManager *cm, DoneCallback done) override {
+    auto parsed = backend::parseRendezvousKey(key);
+    if (!parsed.hasValue())
+      return done(parsed.takeStatus(), {});
+    std::string from = taskOfDevice(parsed->sendDevice);
+    if (from == svc_.task_)
+      return step_->local.recvAsync(key, cm, std::move(done));
+    std::string address;
+    auto stub = svc_.peers_.stub(from, &address);
+    if (!stub.hasValue())
+      return done(stub.takeStatus(), {});
+    struct Call {
+      std::unique_ptr<grpc::ClientContext> ctx;
+      rpc::RecvTensorRequest req;
+      rpc::RecvTensorResponse resp;
+      DoneCallback done;
+      CancellationManager *cm = nullptr;
+      CancellationManager::Token token = CancellationManager::kInvalidToken;
+    };
+    auto call = std::make_shared<Call>();
+    call->ctx = svc_.peers_.context(deadline_);
+    call->req.set_step_id(stepId_);
+    call->req.set_key(key);
+    call->done = std::move(done);
+    if (cm) {
+      grpc::ClientContext *ctx = call->ctx.get();
+      call->cm = cm;
+      call->token = cm->registerCallback([ctx] { ctx->TryCancel(); });
+      if (call->token == CancellationManager::kInvalidToken)
+        return call->done(cancelled("RecvAsync is cancelled."), {});
+    }
+    std::string peer = "task " + from + " at " + address;
+    (*stub)->async()->RecvTensor(call->ctx.get(), &call->req, &call->resp,
+                                 [call, peer](grpc::Status s) {
+                                   if (call->cm)
+                                     call->cm->deregisterCallback(call->token);
+                                   if (!s.ok())
+                                     return call->done(fromGrpc(s, peer), {});
+                                   auto t = decodeTensor(call->resp.tensor());
+                                   if (!t.hasValue())
+                                     return call->done(t.takeStatus(), {});
+                                   call->done(Status::ok(), std::move(*t));
+                                 });
+  }
+
+  void abort(Status s) override { step_->local.abort(std::move(s)); }
+
+private:
+  WorkerService &svc_;
+  std::shared_ptr<Step> step_;
+  int64_t stepId_;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+// --- the service -----------------------------------------------------------------
+
+WorkerService::WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
+                             ChannelOptions opts)
+    : cluster_(cluster), task_("/job:" + type + "/replica:0/task:" + std::to_string(index)),
+      peers_(std::move(cluster), std::move(opts)), pool_(0) {
+  for (int c = 0; c < std::max(1, cpus); ++c)
+    devices_.push_back(task_ + "/device:CPU:" + std::to_string(c));
+}
+
+WorkerService::~WorkerService() { cancelAll(cancelled("the task is shutting down")); }
+
+void WorkerService::cancelAll(const Status &why) {
+  std::map<int64_t, std::shared_ptr<Step>> steps;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    steps.swap(steps_);
+  }
+  for (auto &[id, s] : steps) {
+    s->local.abort(why);
+    s->cm.startCancel();
+  }
+  runners_.waitIdle();
+}
+
+size_t WorkerService::numGraphs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return graphs_.size();
+}
+
+bool WorkerService::authorized(grpc::CallbackServerContext *ctx) const {
+  const std::string &want = peers_.options().token;
+  if (want.empty())
+    return true;
+  auto it = ctx->client_metadata().find(kTokenKey);
+  return it != ctx->client_metadata().end() &&
+         std::string_view(it->second.data(), it->second.size()) == want;
+}
+
+std::shared_ptr<WorkerService::Step> WorkerService::step(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto &s = steps_[id];
+  if (!s)
+    s = std::make_shared<Step>();
+  return s;
+}
+
+void WorkerService::dropOldSteps() {
+  std::vector<std::shared_ptr<Step>> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto now = std::chrono::steady_clock::now();
+    for (auto it = steps_.begin(); it != steps_.end();) {
+      if (now - it->second->created > kStepLifetime) {
+        old.push_back(it->second);
+        it = steps_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto &s : old) {
+    s->local.abort(aborted("the step was abandoned by its master"));
+    s->cm.startCancel();
+  }
+}
+
+#define SLUICE_CHECK_TOKEN(ctx, reactor)                                                       \
+  if (!authorized(ctx)) {                                                                      \
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,                            \
+                                 "the call does not carry the cluster's token"));              \
+    return reactor;                                                                            \
+  }
+
+grpc::ServerUnaryReactor *WorkerService::GetStatus(grpc::CallbackServerContext *ctx,
+                                                   const rpc::GetStatusRequest *,
+                                                   rpc::GetStatusResponse *resp) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  resp->set_task(task_);
+  resp->set_cluster_json(ir::clusterSpecToJson(cluster_));
+  for (const std::string &d : devices_)
+    resp->add_devices(d);
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::RegisterGraph(grpc::CallbackServerContext *ctx,
+                                                       const rpc::RegisterGraphRequest *req,
+                                                       rpc::RegisterGraphResponse *resp) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  auto fail = [&](const Status &s) {
+    reactor->Finish(toGrpc(s));
+    return reactor;
+  };
+  auto parsed = ir::parseGraph(req->graph(), "partition from the master");
+  if (!parsed.hasValue())
+    return fail(parsed.status());
+  std::shared_ptr<ir::Graph> g(std::move(*parsed));
+  std::vector<ir::Output> feeds, fetches;
+  std::vector<ir::NodeId> targets;
+  for (const std::string &f : req->feeds()) {
+    auto o = outputNamed(*g, f);
+    if (!o.hasValue())
+      return fail(o.status());
+    feeds.push_back(*o);
+  }
+  for (const std::string &f : req->fetches()) {
+    auto o = outputNamed(*g, f);
+    if (!o.hasValue())
+      return fail(o.status());
+    fetches.push_back(*o);
+  }
+  for (const std::string &t : req->targets()) {
+    const ir::Node *n = g->findNode(t);
+    if (!n)
+      return fail(invalidArgument("the partition has no node '" + t + "'"));
+    targets.push_back(n->id());
+  }
+  rt::ExecutorOptions eo;
+  eo.intraOpThreads = std::max(1, req->intra_op_threads());
+  eo.deterministic = req->deterministic();
+  auto exec = rt::Executor::create(g, std::move(feeds), std::move(fetches), std::move(targets), eo);
+  if (!exec.hasValue())
+    return fail(exec.status());
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string handle = "g" + std::to_string(nextGraph_++);
+  graphs_[handle] = std::shared_ptr<rt::Executor>(std::move(*exec));
+  resp->set_handle(handle);
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::DeregisterGraph(grpc::CallbackServerContext *ctx,
+                                                         const rpc::DeregisterGraphRequest *req,
+                                                         rpc::DeregisterGraphResponse *) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  std::vector<std::shared_ptr<rt::Executor>> dropped; // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string &h : req->handles()) {
+      auto it = graphs_.find(h);
+      if (it != graphs_.end()) {
+        dropped.push_back(std::move(it->second));
+        graphs_.erase(it);
+      }
+    }
+  }
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *ctx,
+                                                  const rpc::RunGraphRequest *req,
+                                                  rpc::RunGraphResponse *resp) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  std::shared_ptr<rt::Executor> exec;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = graphs_.find(req->handle());
+    if (it != graphs_.end())
+      exec = it->second;
+  }
+  if (!exec) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                 "task " + task_ + " has no graph '" + req->handle() + "'"));
+    return reactor;
+  }
+  auto feeds = std::make_shared<std::vector<ir::Tensor>>();
+  for (const rpc::TensorProto &t : req->feeds()) {
+    auto v = decodeTensor(t);
+    if (!v.hasValue()) {
+      reactor->Finish(toGrpc(v.status()));
+      return reactor;
+    }
+    feeds->push_back(std::move(*v));
+  }
+  if (feeds->size() != exec->feeds().size()) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "expected " + std::to_string(exec->feeds().size()) + " feeds"));
+    return reactor;
+  }
+  dropOldSteps();
+  int64_t id = req->step_id();
+  auto deadline = deadlineAfter(req->timeout_ms());
+  std::shared_ptr<Step> st = step(id);
+  // The executor blocks its thread until the partition is done.
+  runners_.start([this, exec, st, feeds, id, deadline, reactor, resp] {
+    StepRendezvous rendezvous(*this, st, id, deadline);
+    rt::StepParams p;
+    p.feedValues = feeds.get();
+    p.resources = &resources_;
+    p.rendezvous = &rendezvous;
+    p.cancellation = &st->cm;
+    p.pool = &pool_;
+    p.stepId = id;
+    p.deadline = deadline;
+    auto r = exec->run(p);
+    if (!r.hasValue()) {
+      // The other partitions of this step must not wait for our sends.
+      rendezvous.abort(r.status());
+      reactor->Finish(toGrpc(r.status()));
+      return;
+    }
+    for (const ir::Tensor &t : *r)
+      encodeTensor(t, resp->add_fetches());
+    reactor->Finish(grpc::Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::RecvTensor(grpc::CallbackServerContext *ctx,
+                                                    const rpc::RecvTensorRequest *req,
+                                                    rpc::RecvTensorResponse *resp) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  std::shared_ptr<Step> st = step(req->step_id());
+  st->local.recvAsync(req->key(), nullptr, [reactor, resp](Status s, ir::Tensor t) {
+    if (!s.isOk())
+      return reactor->Finish(toGrpc(s));
+    encodeTensor(t, resp->mutable_tensor());
+    reactor->Finish(grpc::Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::AbortStep(grpc::CallbackServerContext *ctx,
+                                                   const rpc::AbortStepRequest *req,
+                                                   rpc::AbortStepResponse *) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  std::shared_ptr<Step> st = step(req->step_id());
+  // The code comes off the wire: anything outside Sluice's range is an abort.
+  int code = req->code();
+  Status why = code > 0 && code <= static_cast<int>(Code::kRuntimeError)
+                   ? Status(static_cast<Code>(code), req->message())
+                   : aborted("the step was aborted: " + req->message());
+  st->local.abort(why);
+  st->cm.startCancel();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *WorkerService::CleanupStep(grpc::CallbackServerContext *ctx,
+                                                     const rpc::CleanupStepRequest *req,
+                                                     rpc::CleanupStepResponse *) {
+  auto *reactor = ctx->DefaultReactor();
+  SLUICE_CHECK_TOKEN(ctx, reactor)
+  std::shared_ptr<Step> st;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find(req->step_id());
+    if (it != steps_.end()) {
+      st = it->second;
+      steps_.erase(it);
+    }
+  }
+  if (st)
+    st->local.abort(cancelled("the step is over"));
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+} // namespace sluice::dist

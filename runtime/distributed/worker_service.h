@@ -1,0 +1,123 @@
+// runtime/distributed/worker_service.h: one task of a cluster (TF's
+// Worker): the partitions masters registered with it, their steps, the
+// task's resources (variables and queues live here across sessions, as on
+// a TF parameter server), and the rendezvous through which its recvs pull
+// tensors from the tasks that sent them.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backend/rendezvous.h"
+#include "backend/resource_mgr.h"
+#include "ir/cluster_spec.h"
+#include "runtime/distributed/worker.grpc.pb.h"
+#include "runtime/executor.h"
+#include "runtime/step_threads.h"
+#include "runtime/thread_pool.h"
+
+namespace sluice::dist {
+
+/// PEM text that turns on TLS. With a CA, both sides present `cert` and
+/// check the other's against the CA (mutual TLS); without one, clients
+/// trust `cert` itself (a self-signed cluster certificate).
+struct TlsMaterial {
+  std::string cert, key, ca;
+  bool enabled() const { return !cert.empty() || !ca.empty(); }
+};
+
+/// How a task talks to the others: the shared secret every call carries,
+/// TLS, and the largest message either side accepts.
+struct ChannelOptions {
+  std::string token;
+  TlsMaterial tls;
+  int maxMessageBytes = 1 << 30;
+};
+
+/// A channel to `address` with the options' credentials and limits.
+std::shared_ptr<grpc::Channel> makeChannel(const std::string &address, const ChannelOptions &opts);
+
+/// Stubs to the cluster's tasks, made on first use.
+class Peers {
+public:
+  Peers(ir::ClusterSpec cluster, ChannelOptions opts)
+      : cluster_(std::move(cluster)), opts_(std::move(opts)) {}
+  /// The stub of the task named "/job:J/replica:R/task:T", or not_found.
+  Expected<rpc::Worker::Stub *> stub(const std::string &task, std::string *address = nullptr);
+  /// A call context with the token and a deadline.
+  std::unique_ptr<grpc::ClientContext> context(std::chrono::steady_clock::time_point deadline) const;
+  const ChannelOptions &options() const { return opts_; }
+  const ir::ClusterSpec &cluster() const { return cluster_; }
+
+private:
+  ir::ClusterSpec cluster_;
+  ChannelOptions opts_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<rpc::Worker::Stub>> stubs_; // guarded by mu_
+};
+
+/// "/job:ps/replica:0/task:0" of a full device name.
+std::string taskOfDevice(const std::string &device);
+
+class WorkerService final : public rpc::Worker::CallbackService {
+public:
+  /// Task `type:index` of `cluster`, with `cpus` CPU devices.
+  WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
+                ChannelOptions opts);
+  ~WorkerService() override;
+
+  const std::string &task() const { return task_; }
+  /// Fails every step in flight (the server is stopping).
+  void cancelAll(const Status &why);
+  /// Partitions registered now (tests: sessions deregister theirs).
+  size_t numGraphs() const;
+
+  grpc::ServerUnaryReactor *GetStatus(grpc::CallbackServerContext *ctx,
+                                      const rpc::GetStatusRequest *req,
+                                      rpc::GetStatusResponse *resp) override;
+  grpc::ServerUnaryReactor *RegisterGraph(grpc::CallbackServerContext *ctx,
+                                          const rpc::RegisterGraphRequest *req,
+                                          rpc::RegisterGraphResponse *resp) override;
+  grpc::ServerUnaryReactor *DeregisterGraph(grpc::CallbackServerContext *ctx,
+                                            const rpc::DeregisterGraphRequest *req,
+                                            rpc::DeregisterGraphResponse *resp) override;
+  grpc::ServerUnaryReactor *RunGraph(grpc::CallbackServerContext *ctx,
+                                     const rpc::RunGraphRequest *req,
+                                     rpc::RunGraphResponse *resp) override;
+  grpc::ServerUnaryReactor *RecvTensor(grpc::CallbackServerContext *ctx,
+                                       const rpc::RecvTensorRequest *req,
+                                       rpc::RecvTensorResponse *resp) override;
+  grpc::ServerUnaryReactor *AbortStep(grpc::CallbackServerContext *ctx,
+                                      const rpc::AbortStepRequest *req,
+                                      rpc::AbortStepResponse *resp) override;
+  grpc::ServerUnaryReactor *CleanupStep(grpc::CallbackServerContext *ctx,
+                                        const rpc::CleanupStepRequest *req,
+                                        rpc::CleanupStepResponse *resp) override;
+
+private:
+  struct Step;
+  class StepRendezvous;
+
+  /// The call carries the cluster's token (when one is set).
+  bool authorized(grpc::CallbackServerContext *ctx) const;
+  std::shared_ptr<Step> step(int64_t id);
+  void dropOldSteps();
+
+  ir::ClusterSpec cluster_;
+  std::string task_;
+  std::vector<std::string> devices_;
+  Peers peers_;
+  backend::ResourceMgr resources_;
+  rt::ThreadPool pool_;
+  rt::StepThreads runners_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<rt::Executor>> graphs_; // guarded by mu_
+  std::map<int64_t, std::shared_ptr<Step>> steps_;              // guarded by mu_
+  int64_t nextGraph_ = 1;                                       // guarded by mu_
+};
+
+} // namespace sluice::dist
