@@ -2,6 +2,7 @@
 // writes the graph, its placement, its per-device partitions or its cost.
 #include <iostream>
 
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "frontend/driver.h"
 
@@ -26,9 +27,7 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--print-after", opts->printAfter,
                   "Print the IR to stderr after this pass ('all' for every pass)");
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline and cost warnings as errors");
-  cmd->add_option("--cluster", opts->taskFlags.clusterFile,
-                  "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
-  cmd->add_option("--task", opts->taskFlags.task, "This task, JOB:INDEX (binds `task`)");
+  addTaskFlags(*cmd, opts->taskFlags);
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::compileProgram(*opts, std::cout, std::cerr);
   });

@@ -2,8 +2,12 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "support/stop_signals.h"
 
 int main(int argc, char **argv) {
+  // Before any thread starts, so that every thread leaves the signals to
+  // the one that stops servers cleanly.
+  sluice::installStopSignals();
   CLI::App app{"sluice: a dataflow graph compiler and interpreter with TF1 semantics"};
   app.set_version_flag("--version", "sluice 0.1.0");
   app.require_subcommand(1);
@@ -11,6 +15,7 @@ int main(int argc, char **argv) {
   sluice::cli::addRunCommand(app, exitCode);
   sluice::cli::addCompileCommand(app, exitCode);
   sluice::cli::addTestCommand(app, exitCode);
+  sluice::cli::addServeCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

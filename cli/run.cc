@@ -1,6 +1,7 @@
 // cli/run.cc: `sluice run FILE`: evaluates a program and runs its sessions.
 #include <iostream>
 
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "frontend/driver.h"
 
@@ -17,9 +18,8 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
   cmd->add_flag("--one-device", opts->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
-  cmd->add_option("--cluster", opts->taskFlags.clusterFile,
-                  "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
-  cmd->add_option("--task", opts->taskFlags.task, "This task, JOB:INDEX (binds `task`)");
+  addTaskFlags(*cmd, opts->taskFlags);
+  addClusterFlags(*cmd, opts->clusterFlags);
   cmd->callback([opts, sets, &exitCode] {
     opts->sets.clear();
     for (const std::string &s : *sets) {

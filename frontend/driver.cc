@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "frontend/evaluator.h"
+#include "frontend/cluster_host.h"
 #include "frontend/partition_files.h"
+#include "frontend/task_flags.h"
 #include "ir/text/dot.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -101,76 +103,6 @@ bool writeOutput(const std::string &text, const std::string &path, std::ostream 
   return true;
 }
 
-// The task `task` is bound to; exit code 2 (usage) or 1 (bad cluster or
-// TF_CONFIG) with the message on `err` when it cannot be resolved.
-std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &err, int &code) {
-  std::string type;
-  int index = 0;
-  if (!flags.task.empty()) {
-    auto colon = flags.task.rfind(':');
-    bool ok = colon != std::string::npos && colon > 0 && colon + 1 < flags.task.size();
-    if (ok) {
-      type = flags.task.substr(0, colon);
-      std::string digits = flags.task.substr(colon + 1);
-      ok = digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
-      if (ok)
-        index = std::stoi(digits);
-    }
-    if (!ok) {
-      err << "sluice: error: --task: expected JOB:INDEX (e.g. worker:1), got '" << flags.task
-          << "'\n";
-      code = 2;
-      return std::nullopt;
-    }
-  }
-  auto fail = [&](const std::string &what, const Status &s) -> std::optional<ir::TaskConfig> {
-    err << "sluice: error: " << what << ": " << s.message() << "\n";
-    code = 1;
-    return std::nullopt;
-  };
-  if (!flags.clusterFile.empty()) {
-    std::ifstream f(flags.clusterFile, std::ios::binary);
-    std::stringstream text;
-    if (!f || !(text << f.rdbuf()))
-      return fail("--cluster", invalidArgument("cannot read '" + flags.clusterFile + "'"));
-    std::string json = text.str();
-    // A whole TF_CONFIG names its task; --task overrides it.
-    auto asConfig = ir::parseTfConfig(json);
-    bool isTfConfig = json.find("\"cluster\"") != std::string::npos && asConfig.hasValue();
-    if (isTfConfig && flags.task.empty())
-      return *asConfig;
-    ir::ClusterSpec cluster;
-    if (isTfConfig) {
-      cluster = asConfig->cluster;
-    } else {
-      auto c = ir::clusterSpecFromJson(json);
-      if (!c.hasValue())
-        return fail("--cluster " + flags.clusterFile, c.status());
-      cluster = *c;
-    }
-    if (flags.task.empty())
-      return fail("--cluster " + flags.clusterFile,
-                  invalidArgument("a cluster needs --task JOB:INDEX to say which task this is"));
-    auto t = ir::taskConfigFor(cluster, type, index);
-    if (!t.hasValue())
-      return fail("--task " + flags.task, t.status());
-    return *t;
-  }
-  if (!flags.task.empty()) {
-    auto t = ir::taskConfigFor({}, type, index);
-    if (!t.hasValue())
-      return fail("--task " + flags.task, t.status());
-    return *t;
-  }
-  if (const char *env = std::getenv("TF_CONFIG")) {
-    auto t = ir::parseTfConfig(env);
-    if (!t.hasValue())
-      return fail("TF_CONFIG", t.status());
-    return *t;
-  }
-  return ir::TaskConfig{};
-}
-
 } // namespace
 
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err) {
@@ -188,11 +120,19 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
   auto task = resolveTask(opts.taskFlags, err, code);
   if (!task)
     return code;
+  std::shared_ptr<ClusterHost> host = makeClusterHost(opts.clusterFlags, err, code);
+  if (!host)
+    return code;
+  // A task of a cluster: its sessions run on the cluster, through this
+  // task's server (started by the first session).
+  if (servesInCluster(*task) && !opts.oneDevice)
+    host->setDefaultTask(task->cluster, task->type, task->index);
   runWithLargeStack([&] {
     DiagnosticEngine diags;
     EvalOptions eo;
     eo.mode = EvalMode::kRun;
     eo.task = task;
+    eo.clusterHost = host;
     eo.oneDevice = opts.oneDevice;
     eo.json = opts.json;
     eo.out = &out;

@@ -15,7 +15,18 @@ namespace sluice::frontend {
 /// decides, as in TF; without that, the local chief worker.
 struct TaskFlags {
   std::string clusterFile; // a cluster ({"ps": [...]}) or a whole TF_CONFIG
-  std::string task;        // "worker:1"
+  std::string job;         // --job ps
+  std::string task;        // "worker:1", or "1" with --job
+};
+
+/// How this process joins a cluster: the shared secret (--cluster-token
+/// FILE, else $SLUICE_CLUSTER_TOKEN) every call must carry, TLS, and how
+/// long a session waits for a task to come up.
+struct ClusterFlags {
+  std::string tokenFile;
+  std::string tlsCert, tlsKey, tlsCa;
+  int cpus = 1; // CPU devices per task
+  int waitForTasksSeconds = 120;
 };
 
 struct RunProgramOptions {
@@ -25,6 +36,7 @@ struct RunProgramOptions {
   bool json = false;
   bool werror = false; // pipeline warnings are errors
   TaskFlags taskFlags;
+  ClusterFlags clusterFlags;
   bool oneDevice = false; // ignore device requests (compare with a placed run)
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
@@ -40,6 +52,13 @@ struct CompileOptions {
   TaskFlags taskFlags;    // with a cluster, its tasks are the devices
 };
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err);
+
+/// `sluice serve`: this task's server, until SIGTERM/SIGINT.
+struct ServeOptions {
+  TaskFlags taskFlags;
+  ClusterFlags clusterFlags;
+};
+int serveTask(const ServeOptions &opts, std::ostream &out, std::ostream &err);
 
 struct TestOptions {
   std::vector<std::string> paths; // files or directories of *.sluice

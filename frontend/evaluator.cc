@@ -26,6 +26,7 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installTrainingBuiltins(*this, *builtins);
   installLossBuiltins(*this, *builtins);
   installOptimizerBuiltins(*this, *builtins);
+  installServerBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

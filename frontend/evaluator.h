@@ -19,6 +19,8 @@
 
 namespace sluice::frontend {
 
+class ClusterHost; // frontend/cluster_host.h
+
 /// How the evaluator treats driver code.
 enum class EvalMode {
   kRun,     // everything runs; test blocks are skipped
@@ -38,6 +40,9 @@ struct EvalOptions {
   std::optional<ir::TaskConfig> task;
   /// Sessions run every node on one CPU, ignoring device requests.
   bool oneDevice = false;
+  /// The process's cluster side (token, TLS, the CLI's task server);
+  /// null: made on first use of server(...) or a session target.
+  std::shared_ptr<ClusterHost> clusterHost;
 };
 
 /// One `test "name" { }` block found in a file.

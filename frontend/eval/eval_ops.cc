@@ -97,6 +97,17 @@ ir::Node &EvaluatorImpl::addNode(ir::NodeSpec spec, bool applyScopes) {
     node->setRequestedDevice(device);
   }
   if (applyScopes) {
+    // An op that uses a variable, queue or reader runs where the resource
+    // lives, whatever the device scope says: TF colocates ops with ref
+    // inputs the same way ("colocation is stronger than device
+    // functions"), and a ps queue filled and drained by workers needs it.
+    for (const ir::Output &in : node->inputs()) {
+      const ir::Node &src = g.graph->node(in.node);
+      if (src.outputType(in.index) != ir::DType::kResource)
+        continue;
+      node->setRequestedDevice(src.requestedDevice());
+      break;
+    }
     // TF's colocation stack: the innermost colocated op with a device
     // gives its device to the new op, overriding the device scopes.
     for (auto group = t.colocations.rbegin(); group != t.colocations.rend(); ++group) {

@@ -233,6 +233,7 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
   checkKeywords(a, "session", {"config", "target", "graph"});
   rt::SessionOptions opts = sessionOptions(*this, a);
   opts.ignoreDeviceRequests = this->opts.oneDevice;
+  opts.cluster = sessionCluster(*this, argOr(a, 99, "target", Value::none()), s.loc);
   GraphContext *g = ts().graph;
   checkPipelinesAtRun(*g);
   auto created = rt::Session::create(g->graph.get(), &g->mutex, opts);

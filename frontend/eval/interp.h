@@ -14,6 +14,7 @@
 
 #include "frontend/evaluator.h"
 #include "ir/device_spec.h"
+#include "runtime/remote_cluster.h"
 
 namespace sluice::frontend {
 
@@ -168,6 +169,10 @@ public:
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<std::shared_ptr<ThreadObject>> topLevelThreads;
   std::vector<std::string> tempDirs;
+  /// The process's servers and cluster connections (builtins_server.cc):
+  /// the CLI's when it gave one, else made on first use.
+  std::shared_ptr<ClusterHost> clusterHost();
+  std::shared_ptr<ClusterHost> clusterHost_;
   /// Graphs that map/filter bodies were traced in; kept because values
   /// made while tracing may outlive the trace.
   std::vector<std::unique_ptr<GraphContext>> functionBodies;
@@ -190,6 +195,10 @@ void installReplicationBuiltins(EvaluatorImpl &ev, Env &env); // builtins_replic
 void installTrainingBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_training.cc
 void installLossBuiltins(EvaluatorImpl &ev, Env &env);       // builtins_losses.cc
 void installOptimizerBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_optimizers.cc
+void installServerBuiltins(EvaluatorImpl &ev, Env &env);     // builtins_server.cc
+/// The cluster a session block's `target` names; null: in-process.
+std::shared_ptr<rt::RemoteCluster> sessionCluster(EvaluatorImpl &ev, const Value &target,
+                                                  const SourceLoc &loc);
 
 struct VariableOptions {
   std::optional<ir::DType> dtype;

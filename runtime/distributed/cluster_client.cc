@@ -4,6 +4,7 @@
 #include <map>
 
 #include "ir/text/printer.h"
+#include "runtime/distributed/peers.h"
 #include "runtime/distributed/tensor_codec.h"
 
 namespace sluice::dist {
@@ -29,8 +30,25 @@ std::vector<std::string> tasksOf(const std::vector<std::string> &devices) {
 
 } // namespace
 
+Expected<TaskIdentity> askTask(const std::string &address, const ChannelOptions &channel,
+                               std::chrono::milliseconds timeout) {
+  auto stub = rpc::Worker::NewStub(makeChannel(address, channel));
+  auto ctx = makeContext(channel, std::chrono::steady_clock::now() + timeout);
+  ctx->set_wait_for_ready(true);
+  rpc::GetStatusRequest req;
+  rpc::GetStatusResponse resp;
+  grpc::Status st = stub->GetStatus(ctx.get(), req, &resp);
+  if (!st.ok())
+    return fromGrpc(st, "the server at " + address);
+  TaskIdentity id;
+  SLUICE_ASSIGN_OR_RETURN(id.cluster, ir::clusterSpecFromJson(resp.cluster_json()));
+  id.task = resp.task();
+  return id;
+}
+
 ClusterClient::ClusterClient(ClusterClientOptions opts)
-    : opts_(std::move(opts)), peers_(opts_.cluster, opts_.channel) {}
+    : opts_(std::move(opts)),
+      peers_(std::make_unique<Peers>(opts_.cluster, opts_.channel)) {}
 
 ClusterClient::~ClusterClient() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -50,7 +68,7 @@ std::vector<std::string> ClusterClient::devices() {
 
 std::string ClusterClient::describe(const std::string &task) {
   std::string address;
-  auto stub = peers_.stub(task, &address);
+  auto stub = peers_->stub(task, &address);
   return "task " + task + (address.empty() ? "" : " at " + address);
 }
 
@@ -61,13 +79,13 @@ Status ClusterClient::waitForTask(const std::string &task) {
       return Status::ok();
   }
   std::string address;
-  SLUICE_ASSIGN_OR_RETURN(rpc::Worker::Stub * stub, peers_.stub(task, &address));
+  SLUICE_ASSIGN_OR_RETURN(rpc::Worker::Stub * stub, peers_->stub(task, &address));
   auto start = std::chrono::steady_clock::now();
   auto giveUp = start + opts_.startupTimeout;
   for (;;) {
     auto now = std::chrono::steady_clock::now();
     auto deadline = std::min(giveUp, now + opts_.waitLogEvery);
-    auto ctx = peers_.context(deadline);
+    auto ctx = peers_->context(deadline);
     ctx->set_wait_for_ready(true);
     rpc::GetStatusRequest req;
     rpc::GetStatusResponse resp;
@@ -101,7 +119,7 @@ Status ClusterClient::waitForTask(const std::string &task) {
 Expected<std::string> ClusterClient::registerPartition(const PartitionSpec &spec) {
   std::string task = taskOfDevice(spec.device);
   SLUICE_TRY(waitForTask(task));
-  SLUICE_ASSIGN_OR_RETURN(rpc::Worker::Stub * stub, peers_.stub(task));
+  SLUICE_ASSIGN_OR_RETURN(rpc::Worker::Stub * stub, peers_->stub(task));
   rpc::RegisterGraphRequest req;
   req.set_graph(ir::printGraph(*spec.graph));
   for (ir::Output o : spec.feeds)
@@ -113,7 +131,7 @@ Expected<std::string> ClusterClient::registerPartition(const PartitionSpec &spec
   req.set_deterministic(spec.deterministic);
   req.set_intra_op_threads(spec.intraOpThreads);
   rpc::RegisterGraphResponse resp;
-  auto ctx = peers_.context(std::chrono::steady_clock::now() + kRegisterDeadline);
+  auto ctx = peers_->context(std::chrono::steady_clock::now() + kRegisterDeadline);
   grpc::Status s = stub->RegisterGraph(ctx.get(), req, &resp);
   if (!s.ok())
     return fromGrpc(s, describe(task));
@@ -122,7 +140,7 @@ Expected<std::string> ClusterClient::registerPartition(const PartitionSpec &spec
 
 template <typename Req, typename Resp, typename Start>
 void ClusterClient::fireAndForget(const std::string &task, Req req, Start start) {
-  auto stub = peers_.stub(task);
+  auto stub = peers_->stub(task);
   if (!stub.hasValue())
     return;
   struct Call {
@@ -131,7 +149,7 @@ void ClusterClient::fireAndForget(const std::string &task, Req req, Start start)
     Resp resp;
   };
   auto call = std::make_shared<Call>();
-  call->ctx = peers_.context(std::chrono::steady_clock::now() + kHousekeepingDeadline);
+  call->ctx = peers_->context(std::chrono::steady_clock::now() + kHousekeepingDeadline);
   call->req = std::move(req);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -161,7 +179,7 @@ void ClusterClient::runPartition(const std::string &device, const std::string &h
                                  std::chrono::steady_clock::time_point deadline, RunDone done) {
   std::string task = taskOfDevice(device);
   std::string address;
-  auto stub = peers_.stub(task, &address);
+  auto stub = peers_->stub(task, &address);
   if (!stub.hasValue())
     return done(stub.takeStatus(), {});
   struct Call {
@@ -172,7 +190,7 @@ void ClusterClient::runPartition(const std::string &device, const std::string &h
     std::string peer;
   };
   auto call = std::make_shared<Call>();
-  call->ctx = peers_.context(deadline);
+  call->ctx = peers_->context(deadline);
   call->req.set_handle(handle);
   call->req.set_step_id(stepId);
   if (deadline != std::chrono::steady_clock::time_point::max())

@@ -6,14 +6,18 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
-#include "runtime/distributed/worker_service.h"
+#include "ir/cluster_spec.h"
+#include "runtime/distributed/channel.h"
 #include "runtime/remote_cluster.h"
 
 namespace sluice::dist {
+
+class Peers;
 
 struct ClusterClientOptions {
   ir::ClusterSpec cluster;
@@ -29,6 +33,15 @@ struct ClusterClientOptions {
   std::chrono::milliseconds waitLogEvery{std::chrono::seconds(10)};
   std::function<void(const std::string &)> log;
 };
+
+/// Who serves at `address`: its cluster and task name (a session target
+/// in another process). Waits for it up to `timeout`.
+struct TaskIdentity {
+  ir::ClusterSpec cluster;
+  std::string task;
+};
+Expected<TaskIdentity> askTask(const std::string &address, const ChannelOptions &channel,
+                               std::chrono::milliseconds timeout);
 
 class ClusterClient final : public rt::RemoteCluster {
 public:
@@ -59,7 +72,7 @@ private:
   void fireAndForget(const std::string &task, Req req, Start start);
 
   ClusterClientOptions opts_;
-  Peers peers_;
+  std::unique_ptr<Peers> peers_;
   std::mutex mu_;
   std::condition_variable idleCv_;
   std::set<std::string> ready_; // guarded by mu_: tasks that answered once

@@ -1,44 +1,11 @@
 // runtime/distributed/server.cc: tf.train.Server over gRPC's callback API.
 #include "runtime/distributed/server.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <grpcpp/grpcpp.h>
 
+#include "runtime/distributed/worker_service.h"
+
 namespace sluice::dist {
-
-namespace {
-
-Expected<std::string> readPem(const std::string &path, const char *what) {
-  if (path.empty())
-    return std::string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound(std::string("cannot read the TLS ") + what + " '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  if (s.find("-----BEGIN ") == std::string::npos)
-    return invalidArgument(std::string("the TLS ") + what + " '" + path + "' is not a PEM file");
-  return s;
-}
-
-} // namespace
-
-Expected<TlsMaterial> loadTls(const std::string &certFile, const std::string &keyFile,
-                              const std::string &caFile) {
-  TlsMaterial m;
-  SLUICE_ASSIGN_OR_RETURN(m.cert, readPem(certFile, "certificate"));
-  SLUICE_ASSIGN_OR_RETURN(m.key, readPem(keyFile, "key"));
-  SLUICE_ASSIGN_OR_RETURN(m.ca, readPem(caFile, "CA certificate"));
-  if (m.cert.empty() != m.key.empty())
-    return invalidArgument("TLS needs both a certificate (--tls-cert) and its key (--tls-key)");
-  if (m.cert.empty() && !m.ca.empty())
-    return invalidArgument("TLS with a CA (--tls-ca) needs this task's certificate and key "
-                           "(--tls-cert, --tls-key)");
-  return m;
-}
 
 Expected<std::unique_ptr<Server>> Server::start(ServerOptions opts) {
   if (opts.job.empty()) {
@@ -53,6 +20,7 @@ Expected<std::unique_ptr<Server>> Server::start(ServerOptions opts) {
   s->cluster_ = opts.cluster;
   s->channel_ = opts.channel;
   s->address_ = address;
+  s->task_ = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.taskIndex);
   s->service_ = std::make_unique<WorkerService>(opts.cluster, opts.job, opts.taskIndex,
                                                 opts.cpus, opts.channel);
   std::shared_ptr<grpc::ServerCredentials> creds;
@@ -95,7 +63,7 @@ void Server::join() {
 }
 
 void Server::stop() {
-  if (!server_)
+  if (!server_ || stopped_.exchange(true))
     return;
   // Calls still running after the grace period are cancelled.
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));

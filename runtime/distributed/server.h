@@ -3,11 +3,12 @@
 // the task's WorkerService until stopped.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
 #include "ir/cluster_spec.h"
-#include "runtime/distributed/worker_service.h"
+#include "runtime/distributed/channel.h"
 #include "support/status.h"
 
 namespace grpc {
@@ -15,6 +16,8 @@ class Server;
 }
 
 namespace sluice::dist {
+
+class WorkerService;
 
 struct ServerOptions {
   ir::ClusterSpec cluster;
@@ -34,7 +37,7 @@ public:
   /// "grpc://host:port", the value sessions take as `target`.
   std::string target() const { return "grpc://" + address_; }
   const std::string &address() const { return address_; }
-  const std::string &task() const { return service_->task(); }
+  const std::string &task() const { return task_; }
   const ir::ClusterSpec &cluster() const { return cluster_; }
   const ChannelOptions &channel() const { return channel_; }
   WorkerService &service() { return *service_; }
@@ -50,15 +53,11 @@ private:
   Server() = default;
   ir::ClusterSpec cluster_;
   ChannelOptions channel_;
-  std::string address_;
+  std::string address_, task_;
   std::unique_ptr<WorkerService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::atomic<bool> stopped_{false};
 };
 
-/// TLS from PEM files (any may be empty); not_found / invalid_argument
-/// naming the file that cannot be read or is not PEM, and the pairs that
-/// make no sense (a key without a certificate).
-Expected<TlsMaterial> loadTls(const std::string &certFile, const std::string &keyFile,
-                              const std::string &caFile);
 
 } // namespace sluice::dist

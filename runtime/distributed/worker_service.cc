@@ -88,9 +88,14 @@ Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *
 
 std::unique_ptr<grpc::ClientContext>
 Peers::context(std::chrono::steady_clock::time_point deadline) const {
+  return makeContext(opts_, deadline);
+}
+
+std::unique_ptr<grpc::ClientContext> makeContext(const ChannelOptions &opts,
+                                                 std::chrono::steady_clock::time_point deadline) {
   auto ctx = std::make_unique<grpc::ClientContext>();
-  if (!opts_.token.empty())
-    ctx->AddMetadata(kTokenKey, opts_.token);
+  if (!opts.token.empty())
+    ctx->AddMetadata(kTokenKey, opts.token);
   if (deadline != std::chrono::steady_clock::time_point::max())
     // gRPC takes system_clock deadlines.
     ctx->set_deadline(std::chrono::system_clock::now() +

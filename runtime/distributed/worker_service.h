@@ -14,53 +14,12 @@
 #include "backend/rendezvous.h"
 #include "backend/resource_mgr.h"
 #include "ir/cluster_spec.h"
-#include "runtime/distributed/worker.grpc.pb.h"
+#include "runtime/distributed/peers.h"
 #include "runtime/executor.h"
 #include "runtime/step_threads.h"
 #include "runtime/thread_pool.h"
 
 namespace sluice::dist {
-
-/// PEM text that turns on TLS. With a CA, both sides present `cert` and
-/// check the other's against the CA (mutual TLS); without one, clients
-/// trust `cert` itself (a self-signed cluster certificate).
-struct TlsMaterial {
-  std::string cert, key, ca;
-  bool enabled() const { return !cert.empty() || !ca.empty(); }
-};
-
-/// How a task talks to the others: the shared secret every call carries,
-/// TLS, and the largest message either side accepts.
-struct ChannelOptions {
-  std::string token;
-  TlsMaterial tls;
-  int maxMessageBytes = 1 << 30;
-};
-
-/// A channel to `address` with the options' credentials and limits.
-std::shared_ptr<grpc::Channel> makeChannel(const std::string &address, const ChannelOptions &opts);
-
-/// Stubs to the cluster's tasks, made on first use.
-class Peers {
-public:
-  Peers(ir::ClusterSpec cluster, ChannelOptions opts)
-      : cluster_(std::move(cluster)), opts_(std::move(opts)) {}
-  /// The stub of the task named "/job:J/replica:R/task:T", or not_found.
-  Expected<rpc::Worker::Stub *> stub(const std::string &task, std::string *address = nullptr);
-  /// A call context with the token and a deadline.
-  std::unique_ptr<grpc::ClientContext> context(std::chrono::steady_clock::time_point deadline) const;
-  const ChannelOptions &options() const { return opts_; }
-  const ir::ClusterSpec &cluster() const { return cluster_; }
-
-private:
-  ir::ClusterSpec cluster_;
-  ChannelOptions opts_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<rpc::Worker::Stub>> stubs_; // guarded by mu_
-};
-
-/// "/job:ps/replica:0/task:0" of a full device name.
-std::string taskOfDevice(const std::string &device);
 
 class WorkerService final : public rpc::Worker::CallbackService {
 public:

@@ -8,6 +8,7 @@
 #include "runtime/distributed/cluster_client.h"
 #include "runtime/distributed/free_port.h"
 #include "runtime/distributed/server.h"
+#include "runtime/distributed/worker_service.h"
 #include "runtime/session.h"
 #include "tests/passes/test_graph.h"
 

@@ -1,0 +1,150 @@
+// frontend/task_flags.cc: task resolution with TF's precedence (flags over
+// TF_CONFIG over the local default) and the cluster's credentials.
+#include "frontend/task_flags.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace sluice::frontend {
+
+namespace {
+
+bool parseIndex(const std::string &digits, int &index) {
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  index = std::stoi(digits);
+  return true;
+}
+
+} // namespace
+
+std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &err, int &code) {
+  std::string type = flags.job;
+  std::optional<int> index;
+  if (!flags.task.empty()) {
+    // --task JOB:INDEX, or --task INDEX with --job.
+    auto colon = flags.task.rfind(':');
+    int i = 0;
+    bool ok;
+    if (colon == std::string::npos) {
+      ok = !flags.job.empty() && parseIndex(flags.task, i);
+    } else {
+      std::string job = flags.task.substr(0, colon);
+      ok = colon > 0 && parseIndex(flags.task.substr(colon + 1), i) &&
+           (flags.job.empty() || flags.job == job);
+      type = job;
+    }
+    if (!ok) {
+      err << "sluice: error: --task: expected JOB:INDEX (e.g. worker:1), or INDEX with --job, got '"
+          << flags.task << "'" << (flags.job.empty() ? "" : " with --job " + flags.job) << "\n";
+      code = 2;
+      return std::nullopt;
+    }
+    index = i;
+  }
+  auto fail = [&](const std::string &what, const Status &s) -> std::optional<ir::TaskConfig> {
+    err << "sluice: error: " << what << ": " << s.message() << "\n";
+    code = 1;
+    return std::nullopt;
+  };
+  std::string which = !flags.task.empty() ? "--task " + flags.task : "--job " + flags.job;
+  if (!flags.clusterFile.empty()) {
+    std::ifstream f(flags.clusterFile, std::ios::binary);
+    std::stringstream text;
+    if (!f || !(text << f.rdbuf()))
+      return fail("--cluster", invalidArgument("cannot read '" + flags.clusterFile + "'"));
+    std::string json = text.str();
+    // A whole TF_CONFIG names its task; --job/--task override it.
+    auto asConfig = ir::parseTfConfig(json);
+    bool isTfConfig = json.find("\"cluster\"") != std::string::npos && asConfig.hasValue();
+    if (isTfConfig && type.empty())
+      return *asConfig;
+    ir::ClusterSpec cluster;
+    if (isTfConfig) {
+      cluster = asConfig->cluster;
+    } else {
+      auto c = ir::clusterSpecFromJson(json);
+      if (!c.hasValue())
+        return fail("--cluster " + flags.clusterFile, c.status());
+      cluster = *c;
+    }
+    if (type.empty())
+      return fail("--cluster " + flags.clusterFile,
+                  invalidArgument("a cluster needs --task JOB:INDEX (or --job JOB --task INDEX) "
+                                  "to say which task this is"));
+    if (!index) {
+      // As TF's Server: the index may be left out for a one-task job.
+      auto n = cluster.taskIndices(type);
+      if (n.hasValue() && n->size() == 1)
+        index = n->front();
+      else
+        return fail(which, invalidArgument("job '" + type + "' has " +
+                                           (n.hasValue() ? std::to_string(n->size()) : "no") +
+                                           " tasks: say which with --task INDEX"));
+    }
+    auto t = ir::taskConfigFor(cluster, type, *index);
+    if (!t.hasValue())
+      return fail(which, t.status());
+    return *t;
+  }
+  if (!type.empty()) {
+    auto t = ir::taskConfigFor({}, type, index.value_or(0));
+    if (!t.hasValue())
+      return fail(which, t.status());
+    return *t;
+  }
+  if (const char *env = std::getenv("TF_CONFIG")) {
+    auto t = ir::parseTfConfig(env);
+    if (!t.hasValue())
+      return fail("TF_CONFIG", t.status());
+    return *t;
+  }
+  return ir::TaskConfig{};
+}
+
+bool servesInCluster(const ir::TaskConfig &task) {
+  return !task.cluster.empty() && task.cluster.taskAddress(task.type, task.index).hasValue();
+}
+
+std::shared_ptr<ClusterHost> makeClusterHost(const ClusterFlags &flags, std::ostream &err,
+                                             int &code) {
+  ClusterHostOptions o;
+  if (!flags.tokenFile.empty()) {
+    std::ifstream f(flags.tokenFile, std::ios::binary);
+    std::stringstream text;
+    if (!f || !(text << f.rdbuf())) {
+      err << "sluice: error: --cluster-token: cannot read '" << flags.tokenFile << "'\n";
+      code = 1;
+      return nullptr;
+    }
+    o.token = text.str();
+  } else if (const char *env = std::getenv("SLUICE_CLUSTER_TOKEN")) {
+    o.token = env;
+  }
+  // A token file usually ends in a newline the secret does not include.
+  while (!o.token.empty() && (o.token.back() == '\n' || o.token.back() == '\r'))
+    o.token.pop_back();
+  if (!flags.tokenFile.empty() && o.token.empty()) {
+    err << "sluice: error: --cluster-token: '" << flags.tokenFile << "' is empty\n";
+    code = 1;
+    return nullptr;
+  }
+  o.tlsCert = flags.tlsCert;
+  o.tlsKey = flags.tlsKey;
+  o.tlsCa = flags.tlsCa;
+  o.cpusPerTask = flags.cpus;
+  o.startupTimeoutMs = flags.waitForTasksSeconds * 1000;
+  o.log = [](const std::string &line) { std::cerr << "sluice: " << line << "\n"; };
+  auto h = ClusterHost::create(std::move(o));
+  if (!h.hasValue()) {
+    err << "sluice: error: " << h.status().message() << "\n";
+    code = 1;
+    return nullptr;
+  }
+  return std::move(*h);
+}
+
+} // namespace sluice::frontend

@@ -1,0 +1,47 @@
+// runtime/distributed/peers.h: gRPC channels and stubs to a cluster's
+// tasks, and the call contexts every call uses (token, deadline).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ir/cluster_spec.h"
+#include "runtime/distributed/channel.h"
+#include "runtime/distributed/worker.grpc.pb.h"
+#include "support/status.h"
+
+namespace sluice::dist {
+
+/// A call context carrying the options' token, with `deadline` (max: none).
+std::unique_ptr<grpc::ClientContext> makeContext(const ChannelOptions &opts,
+                                                 std::chrono::steady_clock::time_point deadline);
+
+/// A channel to `address` with the options' credentials and limits.
+std::shared_ptr<grpc::Channel> makeChannel(const std::string &address, const ChannelOptions &opts);
+
+/// Stubs to the cluster's tasks, made on first use.
+class Peers {
+public:
+  Peers(ir::ClusterSpec cluster, ChannelOptions opts)
+      : cluster_(std::move(cluster)), opts_(std::move(opts)) {}
+  /// The stub of the task named "/job:J/replica:R/task:T", or not_found.
+  Expected<rpc::Worker::Stub *> stub(const std::string &task, std::string *address = nullptr);
+  /// A call context with the token and a deadline.
+  std::unique_ptr<grpc::ClientContext> context(std::chrono::steady_clock::time_point deadline) const;
+  const ChannelOptions &options() const { return opts_; }
+  const ir::ClusterSpec &cluster() const { return cluster_; }
+
+private:
+  ir::ClusterSpec cluster_;
+  ChannelOptions opts_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<rpc::Worker::Stub>> stubs_; // guarded by mu_
+};
+
+/// "/job:ps/replica:0/task:0" of a full device name.
+std::string taskOfDevice(const std::string &device);
+
+} // namespace sluice::dist

@@ -1,0 +1,74 @@
+// support/stop_signals.cc: one sigwait thread per process.
+#include "support/stop_signals.h"
+
+#include <csignal>
+#include <map>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+#include <unistd.h>
+
+namespace sluice {
+
+namespace {
+
+std::mutex gMu;
+std::map<int, std::function<void()>> gHandlers; // guarded by gMu
+int gNextId = 1;                                 // guarded by gMu
+
+sigset_t stopSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+} // namespace
+
+void installStopSignals(int graceSeconds) {
+  sigset_t set = stopSet();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set, graceSeconds] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0)
+      return;
+    std::map<int, std::function<void()>> handlers;
+    {
+      std::lock_guard<std::mutex> lock(gMu);
+      handlers = gHandlers;
+    }
+    if (handlers.empty())
+      _exit(128 + sig);
+    // The handlers may block (a server finishing its calls); the grace
+    // period bounds the whole shutdown.
+    std::thread([sig, graceSeconds] {
+      std::this_thread::sleep_for(std::chrono::seconds(graceSeconds));
+      _exit(128 + sig);
+    }).detach();
+    for (auto &[id, fn] : handlers)
+      fn();
+    // A second signal ends the process at once.
+    if (sigwait(&set, &sig) == 0)
+      _exit(128 + sig);
+  }).detach();
+}
+
+int addStopHandler(std::function<void()> fn) {
+  std::lock_guard<std::mutex> lock(gMu);
+  int id = gNextId++;
+  gHandlers[id] = std::move(fn);
+  return id;
+}
+
+void removeStopHandler(int id) {
+  std::lock_guard<std::mutex> lock(gMu);
+  gHandlers.erase(id);
+}
+
+void unblockStopSignals() {
+  sigset_t set = stopSet();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+} // namespace sluice
