@@ -23,6 +23,9 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installClusterBuiltins(*this, *builtins);
   installDeviceSetterBuiltins(*this, *builtins);
   installReplicationBuiltins(*this, *builtins);
+  installCheckpointBuiltins(*this, *builtins);
+  installSummaryBuiltins(*this, *builtins);
+  installSupervisorBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

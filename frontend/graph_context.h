@@ -42,6 +42,10 @@ struct GraphContext {
   /// (outer output, the body's parameter standing for it), in order.
   std::vector<std::pair<ir::Output, ir::Output>> captures;
   int nextArgIndex = 0;
+
+  /// TF's SUMMARIES collection: the summary tensors merge_all_summaries
+  /// and a supervised session merge.
+  std::vector<ir::Output> summaries;
 };
 
 } // namespace sluice::frontend

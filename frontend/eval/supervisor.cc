@@ -1,0 +1,755 @@
+// frontend/eval/supervisor.cc: supervised sessions, TF1's Supervisor and
+// SessionManager (docs/tf1-semantics.md §8): `session(logdir: ...) { }`
+// finalizes the graph; the chief restores the newest loadable checkpoint
+// in logdir or initializes, a non-chief waits until the model is ready;
+// queue runners start with the session's coordinator; the chief saves on
+// schedule and at the end and writes summaries; out_of_range ends the
+// block cleanly. Progress goes to stderr when it is a terminal.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include "backend/io/checkpoint.h"
+#include "backend/io/event_file.h"
+#include "frontend/eval/checkpoint_objects.h"
+#include "frontend/eval/pipeline_objects.h"
+
+namespace sluice::frontend {
+
+namespace io = backend::io;
+
+namespace {
+
+const char *const kSupervisorKeys[] = {
+    "logdir",          "is_chief",      "save_every_steps",        "save_every_secs",
+    "init_op",         "init_fn",       "local_init_op",           "ready_op",
+    "ready_for_local_init_op",          "max_wait_secs",           "recovery_wait_secs",
+    "saver",           "summary_op",    "save_summaries_steps",    "global_step",
+    "checkpoint_basename",              "stop_grace_secs"};
+
+double monotonicSeconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct SupervisorConfig {
+  std::string logdir;
+  bool isChief = true;
+  std::optional<int64_t> saveSteps;
+  double saveSecs = 600; // TF's save_model_secs; 0: no timed saves
+  ir::NodeId initOp = ir::kNoNode;
+  Value initFn;
+  ir::NodeId localInitOp = ir::kNoNode;
+  std::optional<ir::Output> readyOp, readyForLocalInitOp, summaryOp;
+  int64_t summarySteps = 100;
+  double maxWaitSecs = 7200, recoveryWaitSecs = 30, stopGraceSecs = 120;
+  std::shared_ptr<SaverObject> saver;
+  std::optional<VariableInfo> globalStep;
+  std::string basename = "model.ckpt";
+};
+
+/// The session a supervised block runs in: a session with the
+/// supervisor's schedule around every run().
+class SupervisedSession : public SessionObject {
+public:
+  SupervisedSession(GraphContext *g, std::unique_ptr<rt::Session> s, SupervisorConfig c)
+      : SessionObject(g, std::move(s)), cfg(std::move(c)),
+        coord(std::make_shared<CoordinatorObject>()) {}
+  std::string typeName() const override { return "session"; }
+  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  std::optional<ir::Output>
+  beforeRun(EvaluatorImpl &ev, const std::vector<ir::Output> &fetches,
+            const std::vector<ir::NodeId> &targets,
+            const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds) override;
+  /// Whether a run of these fetches and targets updates the global step
+  /// (a training run); every run counts when there is no global step.
+  bool isTrainingRun(const std::vector<ir::Output> &fetches, const std::vector<ir::NodeId> &targets);
+  void afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) override;
+
+  /// The global step now (the number of runs without one).
+  int64_t readStep(EvaluatorImpl &ev, const SourceLoc &loc);
+  std::string savePath() const { return io::joinPath(cfg.logdir, cfg.basename); }
+  /// Saves at the current step unless that step is saved already.
+  void saveIfNew(EvaluatorImpl &ev, const SourceLoc &loc);
+  void showProgress(EvaluatorImpl &ev, bool final);
+
+  SupervisorConfig cfg;
+  std::shared_ptr<CoordinatorObject> coord;
+  std::set<ir::NodeId> summaryPlaceholders;
+  /// The nodes that change the global step (assign_add on it ...).
+  std::set<ir::NodeId> stepUpdaters;
+  std::map<std::vector<ir::NodeId>, bool> trainingRuns; // by fetch and target nodes
+  int64_t runs = 0;
+  int64_t step = 0;
+  std::optional<int64_t> lastSaveStep;
+  double lastSaveTime = 0;
+  std::optional<int64_t> lastSummaryStep;
+  std::unique_ptr<io::SummaryFileWriter> writer;
+  // Progress line (a terminal on stderr only).
+  bool progress = false;
+  bool progressShown = false;
+  double progressTime = 0;
+  int64_t progressStep = 0;
+  double stepsPerSec = 0;
+  std::optional<std::pair<std::string, float>> latestScalar;
+};
+
+void warn(EvaluatorImpl &ev, const std::string &text) {
+  std::ostream &os = ev.opts.err ? *ev.opts.err : std::cerr;
+  os << "warning: " << text << "\n";
+}
+
+std::string nodeName(GraphContext &g, ir::NodeId id) {
+  return id == ir::kNoNode ? "None" : g.graph->node(id).name();
+}
+
+void checkRun(Expected<std::vector<ir::Tensor>> &r, const SourceLoc &loc) {
+  if (!r.hasValue()) {
+    Status s = r.takeStatus();
+    throwStatus(std::move(s.withLoc(loc)), loc);
+  }
+}
+
+int64_t SupervisedSession::readStep(EvaluatorImpl &ev, const SourceLoc &loc) {
+  if (!cfg.globalStep)
+    return runs;
+  auto r = runNative(ev, *session, {}, {cfg.globalStep->readValue}, {});
+  checkRun(r, loc);
+  return (*r)[0].elementAsInt(0);
+}
+
+void SupervisedSession::saveIfNew(EvaluatorImpl &ev, const SourceLoc &loc) {
+  if (!cfg.isChief || !cfg.saver || cfg.logdir.empty())
+    return;
+  int64_t now = readStep(ev, loc);
+  if (lastSaveStep && *lastSaveStep == now)
+    return;
+  std::optional<int64_t> suffix;
+  if (cfg.globalStep)
+    suffix = now;
+  cfg.saver->save(ev, *this, savePath(), suffix, "", true, true, loc);
+  lastSaveStep = now;
+  lastSaveTime = monotonicSeconds();
+}
+
+bool SupervisedSession::isTrainingRun(const std::vector<ir::Output> &fetches,
+                                      const std::vector<ir::NodeId> &targets) {
+  if (!cfg.globalStep)
+    return true;
+  std::vector<ir::NodeId> key;
+  for (const ir::Output &o : fetches)
+    key.push_back(o.node);
+  key.push_back(ir::kNoNode);
+  key.insert(key.end(), targets.begin(), targets.end());
+  if (auto it = trainingRuns.find(key); it != trainingRuns.end())
+    return it->second;
+  // The graph is finalized: what a run reaches never changes.
+  std::set<ir::NodeId> seen;
+  std::vector<ir::NodeId> stack(key.begin(), key.end());
+  bool found = false;
+  while (!stack.empty() && !found) {
+    ir::NodeId id = stack.back();
+    stack.pop_back();
+    if (id == ir::kNoNode || !seen.insert(id).second)
+      continue;
+    found = stepUpdaters.count(id) > 0;
+    const ir::Node &n = graph->graph->node(id);
+    for (const ir::Output &in : n.inputs())
+      stack.push_back(in.node);
+    for (ir::NodeId c : n.controlInputs())
+      stack.push_back(c);
+  }
+  trainingRuns[key] = found;
+  return found;
+}
+
+std::optional<ir::Output>
+SupervisedSession::beforeRun(EvaluatorImpl &, const std::vector<ir::Output> &fetches,
+                             const std::vector<ir::NodeId> &targets,
+                             const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds) {
+  if (!cfg.isChief || !cfg.summaryOp || cfg.logdir.empty())
+    return std::nullopt;
+  // TF's SummarySaverHook: every save_summaries_steps, counted from the
+  // step this run will make; only training runs compute them (an
+  // evaluation run between two steps would log the same step again).
+  if (lastSummaryStep && step + 1 < *lastSummaryStep + cfg.summarySteps)
+    return std::nullopt;
+  if (!isTrainingRun(fetches, targets))
+    return std::nullopt;
+  // A run that does not feed what the summaries need does not compute
+  // them (an evaluation run, say), instead of failing for its feeds.
+  for (ir::NodeId p : summaryPlaceholders) {
+    bool fed = false;
+    for (const auto &[out, value] : feeds)
+      fed = fed || out.node == p;
+    if (!fed)
+      return std::nullopt;
+  }
+  return cfg.summaryOp;
+}
+
+void SupervisedSession::afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) {
+  ++runs;
+  step = readStep(ev, loc);
+  if (extra) {
+    if (!writer) {
+      auto w = io::SummaryFileWriter::open(cfg.logdir);
+      if (!w.hasValue())
+        throwStatus(w.takeStatus(), loc);
+      writer = std::move(*w);
+    }
+    const std::string &bytes = extra->strings()[0];
+    if (Status s = writer->addSummary(bytes, step); !s)
+      throwStatus(std::move(s), loc);
+    lastSummaryStep = step;
+    if (auto values = io::decodeScalarSummary(bytes); values.hasValue() && !values->empty()) {
+      const io::ScalarValue *pick = &values->front();
+      for (const io::ScalarValue &v : *values)
+        if (v.tag.find("loss") != std::string::npos) {
+          pick = &v;
+          break;
+        }
+      latestScalar = std::make_pair(pick->tag, pick->value);
+    }
+  }
+  if (cfg.isChief && cfg.saver && !cfg.logdir.empty()) {
+    bool due = false;
+    if (cfg.saveSteps)
+      due = !lastSaveStep || step >= *lastSaveStep + *cfg.saveSteps;
+    else if (cfg.saveSecs > 0)
+      due = monotonicSeconds() - lastSaveTime >= cfg.saveSecs;
+    if (due)
+      saveIfNew(ev, loc);
+  }
+  if (progress)
+    showProgress(ev, false);
+}
+
+void SupervisedSession::showProgress(EvaluatorImpl &ev, bool final) {
+  double now = monotonicSeconds();
+  if (!final && now - progressTime < 0.2)
+    return;
+  if (now > progressTime && progressTime > 0)
+    stepsPerSec = static_cast<double>(step - progressStep) / (now - progressTime);
+  progressTime = now;
+  progressStep = step;
+  char line[256];
+  int n = std::snprintf(line, sizeof line, "\rstep %lld  %.1f steps/s",
+                        static_cast<long long>(step), stepsPerSec);
+  if (latestScalar && n > 0 && static_cast<size_t>(n) < sizeof line)
+    std::snprintf(line + n, sizeof line - n, "  %s %.6g", latestScalar->first.c_str(),
+                  static_cast<double>(latestScalar->second));
+  std::cerr << line << "\x1b[K" << (final ? "\n" : "") << std::flush;
+  progressShown = true;
+  ev.progressLineShown = !final;
+}
+
+std::optional<Value> SupervisedSession::getAttr(EvaluatorImpl &ev, const std::string &name) {
+  auto self = std::static_pointer_cast<SupervisedSession>(shared_from_this());
+  if (name == "should_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
+      return Value::boolean(self->coord->shouldStop());
+    });
+  if (name == "request_stop")
+    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
+      Value ex = argOr(a, 0, "ex", Value::none());
+      std::optional<Status> s;
+      if (auto e = ex.objectAs<ErrorObject>())
+        s = e->status;
+      self->coord->requestStop(&ev, s, a.loc);
+      return Value::none();
+    });
+  if (name == "coord")
+    return Value::object(coord);
+  if (name == "saver")
+    return cfg.saver ? Value::object(cfg.saver) : Value::none();
+  if (name == "is_chief")
+    return Value::boolean(cfg.isChief);
+  if (name == "logdir")
+    return cfg.logdir.empty() ? Value::none() : Value::string(cfg.logdir);
+  if (name == "save_path")
+    return cfg.logdir.empty() ? Value::none() : Value::string(savePath());
+  if (name == "global_step")
+    return cfg.globalStep
+               ? Value::object(std::make_shared<VariableObject>(graph, *cfg.globalStep))
+               : Value::none();
+  return SessionObject::getAttr(ev, name);
+}
+
+// --- configuration -------------------------------------------------------
+
+ir::NodeId opArg(const Value &v, const std::string &key, const SourceLoc &loc) {
+  if (v.isNone())
+    return ir::kNoNode;
+  if (v.is(Value::kOp))
+    return v.asOp().node;
+  if (v.is(Value::kTensor))
+    return v.asTensor().out.node;
+  throwError(Code::kTypeError, key + " must be an op, got a " + v.typeName(), loc);
+}
+
+std::optional<ir::Output> tensorArg(const Value &v, const std::string &key, const SourceLoc &loc) {
+  if (v.isNone())
+    return std::nullopt;
+  if (v.is(Value::kTensor))
+    return v.asTensor().out;
+  throwError(Code::kTypeError, key + " must be a tensor, got a " + v.typeName(), loc);
+}
+
+/// Reads the supervisor's arguments and builds the default ops TF's
+/// Supervisor takes from the graph's collections, before the graph is
+/// finalized.
+SupervisorConfig configure(EvaluatorImpl &ev, CallArgs &a, GraphContext &g) {
+  SupervisorConfig c;
+  auto has = [&](const char *k) { return argAt(a, 999, k) != nullptr; };
+  auto get = [&](const char *k) { return argOr(a, 999, k, Value::none()); };
+  const SourceLoc &loc = a.loc;
+  if (Value v = get("logdir"); !v.isNone())
+    c.logdir = toStr(v, "logdir", loc);
+  if (has("is_chief"))
+    c.isChief = ev.truthy(get("is_chief"), loc);
+  if (Value v = get("save_every_steps"); !v.isNone()) {
+    c.saveSteps = toInt(v, "save_every_steps", loc);
+    if (*c.saveSteps <= 0)
+      throwError(Code::kValueError, "save_every_steps must be > 0, got " +
+                                        std::to_string(*c.saveSteps), loc);
+  }
+  if (has("save_every_secs")) {
+    Value v = get("save_every_secs");
+    if (c.saveSteps && !v.isNone())
+      throwError(Code::kValueError, "You cannot provide both save_every_secs and save_every_steps.",
+                 loc);
+    c.saveSecs = v.isNone() ? 0 : toNumber(v, "save_every_secs", loc);
+  }
+  auto seconds = [&](const char *k, double dflt) {
+    if (!has(k))
+      return dflt;
+    double s = toNumber(get(k), k, loc);
+    if (s < 0 || std::isnan(s))
+      throwError(Code::kValueError, std::string(k) + " must be >= 0", loc);
+    return s;
+  };
+  c.maxWaitSecs = seconds("max_wait_secs", 7200);
+  c.recoveryWaitSecs = seconds("recovery_wait_secs", 30);
+  c.stopGraceSecs = seconds("stop_grace_secs", 120);
+  if (Value v = get("save_summaries_steps"); !v.isNone()) {
+    c.summarySteps = toInt(v, "save_summaries_steps", loc);
+    if (c.summarySteps <= 0)
+      throwError(Code::kValueError, "save_summaries_steps must be > 0", loc);
+  }
+  if (Value v = get("checkpoint_basename"); !v.isNone())
+    c.basename = toStr(v, "checkpoint_basename", loc);
+  if (Value v = get("init_fn"); !v.isNone()) {
+    if (!v.is(Value::kFunction) && !v.is(Value::kBuiltin))
+      throwError(Code::kTypeError, "init_fn must be a function of the session, got a " + v.typeName(),
+                 loc);
+    c.initFn = v;
+  }
+
+  auto builtin = [&](const char *name, std::vector<Value> pos = {}) {
+    CallArgs b;
+    b.loc = loc;
+    for (Value &p : pos) {
+      b.positional.push_back(std::move(p));
+      b.positionalLocs.push_back(loc);
+    }
+    return ev.call(*ev.builtins->lookup(name), b);
+  };
+  // TF's defaults: USE_DEFAULT builds them; an explicit none means none.
+  c.initOp = has("init_op") ? opArg(get("init_op"), "init_op", loc)
+                            : opArg(builtin("global_variables_initializer"), "init_op", loc);
+  c.localInitOp = has("local_init_op")
+                      ? opArg(get("local_init_op"), "local_init_op", loc)
+                      : opArg(builtin("local_variables_initializer"), "local_init_op", loc);
+  c.readyOp = has("ready_op") ? tensorArg(get("ready_op"), "ready_op", loc)
+                              : tensorArg(builtin("report_uninitialized_variables"), "ready_op", loc);
+  if (has("ready_for_local_init_op")) {
+    c.readyForLocalInitOp =
+        tensorArg(get("ready_for_local_init_op"), "ready_for_local_init_op", loc);
+  } else {
+    List globals;
+    for (const VariableInfo &v : g.globalVariables)
+      globals.push_back(Value::object(std::make_shared<VariableObject>(&g, v)));
+    c.readyForLocalInitOp = tensorArg(
+        builtin("report_uninitialized_variables", {Value::list(std::move(globals))}),
+        "ready_for_local_init_op", loc);
+  }
+  if (has("global_step")) {
+    Value v = get("global_step");
+    if (auto var = v.objectAs<VariableObject>())
+      c.globalStep = var->info;
+    else if (!v.isNone())
+      throwError(Code::kTypeError, "global_step must be a variable, got a " + v.typeName(), loc);
+  } else {
+    c.globalStep = findGlobalStep(g, loc);
+  }
+  if (has("saver")) {
+    Value v = get("saver");
+    c.saver = v.objectAs<SaverObject>();
+    if (!c.saver && !v.isNone())
+      throwError(Code::kTypeError, "saver must be a saver(), got a " + v.typeName(), loc);
+  } else if (!c.logdir.empty() && !g.globalVariables.empty()) {
+    c.saver = builtin("saver").objectAs<SaverObject>();
+  }
+  if (has("summary_op"))
+    c.summaryOp = tensorArg(get("summary_op"), "summary_op", loc);
+  else if (!c.logdir.empty() && !g.summaries.empty())
+    c.summaryOp = tensorArg(builtin("merge_all_summaries"), "summary_op", loc);
+  // TF: "When using replicas, all Variables must have their device set".
+  if (!c.isChief)
+    for (const VariableInfo &v : g.globalVariables)
+      if (g.graph->node(v.handle).requestedDevice().empty())
+        throwError(Code::kValueError,
+                   "When using replicas, all Variables must have their device set: " +
+                       g.graph->node(v.handle).name(),
+                   loc);
+  return c;
+}
+
+/// The placeholders `out` depends on (a summary fetched in a run needs
+/// them fed).
+std::set<ir::NodeId> placeholdersBehind(const ir::Graph &g, ir::NodeId out) {
+  std::set<ir::NodeId> seen, found;
+  std::vector<ir::NodeId> stack = {out};
+  while (!stack.empty()) {
+    ir::NodeId id = stack.back();
+    stack.pop_back();
+    if (!seen.insert(id).second)
+      continue;
+    const ir::Node &n = g.node(id);
+    if (n.opName() == "placeholder")
+      found.insert(id);
+    for (const ir::Output &in : n.inputs())
+      stack.push_back(in.node);
+    for (ir::NodeId c : n.controlInputs())
+      stack.push_back(c);
+  }
+  return found;
+}
+
+// --- SessionManager ------------------------------------------------------
+
+/// TF's _ready: (ready, why not). A failed_precondition about an
+/// uninitialized value counts as not ready; other errors are raised.
+std::pair<bool, std::string> modelReady(EvaluatorImpl &ev, rt::Session &s,
+                                        const std::optional<ir::Output> &op, const SourceLoc &loc) {
+  if (!op)
+    return {true, ""};
+  auto r = runNative(ev, s, {}, {*op}, {});
+  if (!r.hasValue()) {
+    Status st = r.takeStatus();
+    if (st.code() == Code::kFailedPrecondition &&
+        st.message().find("uninitialized") != std::string::npos)
+      return {false, st.message()};
+    throwStatus(std::move(st.withLoc(loc)), loc);
+  }
+  const ir::Tensor &names = (*r)[0];
+  if (names.dtype() != ir::DType::kString || names.numElements() == 0)
+    return {true, ""};
+  std::string msg = "Variables not initialized: ";
+  for (int64_t i = 0; i < names.numElements(); ++i)
+    msg += (i ? ", " : "") + names.strings()[i];
+  return {false, msg};
+}
+
+/// TF's _try_run_local_init_op.
+std::pair<bool, std::string> tryLocalInit(EvaluatorImpl &ev, rt::Session &s,
+                                          const SupervisorConfig &c, const SourceLoc &loc) {
+  if (c.localInitOp == ir::kNoNode)
+    return {true, ""};
+  auto [ready, msg] = modelReady(ev, s, c.readyForLocalInitOp, loc);
+  if (!ready)
+    return {false, msg};
+  auto r = runNative(ev, s, {}, {}, {c.localInitOp});
+  checkRun(r, loc);
+  return {true, ""};
+}
+
+/// Restores the newest checkpoint of logdir that loads, falling back to
+/// the older kept ones (with a warning) when it is missing, truncated or
+/// corrupt. False when there is none; the newest's error when every listed
+/// checkpoint exists but none loads.
+bool restoreLatest(EvaluatorImpl &ev, SupervisedSession &sess, const SourceLoc &loc) {
+  const SupervisorConfig &c = sess.cfg;
+  std::string warning;
+  auto state = io::getCheckpointState(c.logdir, "", &warning);
+  if (!state.hasValue())
+    throwStatus(state.takeStatus(), loc);
+  if (!warning.empty())
+    warn(ev, warning);
+  if (!*state)
+    return false;
+  std::vector<std::string> candidates = {(*state)->modelCheckpointPath};
+  const auto &all = (*state)->allModelCheckpointPaths;
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (std::find(candidates.begin(), candidates.end(), *it) == candidates.end())
+      candidates.push_back(*it);
+  std::optional<LangError> firstError;
+  for (const std::string &p : candidates) {
+    if (!io::checkpointExists(p)) {
+      warn(ev, "checkpoint " + p + " has no " + io::checkpointIndexPath(p) +
+                   "; trying an older one");
+      continue;
+    }
+    try {
+      c.saver->restore(ev, sess, p, loc);
+    } catch (LangError &e) {
+      if (e.testFailure)
+        throw;
+      warn(ev, "cannot restore " + p + ": " + e.status.message() +
+                   "; falling back to an older kept checkpoint");
+      if (!firstError)
+        firstError = std::move(e);
+      continue;
+    }
+    if (p != candidates.front())
+      warn(ev, "restored " + p + " instead of " + candidates.front());
+    // Keep max_to_keep across restarts (TF's CheckpointSaverHook does so).
+    c.saver->recoverLastCheckpoints(all);
+    return true;
+  }
+  if (firstError)
+    throw *firstError;
+  return false;
+}
+
+/// TF's SessionManager.prepare_session (chief).
+void prepareChief(EvaluatorImpl &ev, SupervisedSession &sess, const SourceLoc &loc) {
+  const SupervisorConfig &c = sess.cfg;
+  GraphContext &g = *sess.graph;
+  bool restored = c.saver && !c.logdir.empty() && restoreLatest(ev, sess, loc);
+  if (!restored) {
+    if (c.initOp == ir::kNoNode && c.initFn.isNone() && c.localInitOp == ir::kNoNode)
+      throwError(Code::kRuntimeError,
+                 "Model is not initialized and no init_op or init_fn or local_init_op was given",
+                 loc);
+    if (c.initOp != ir::kNoNode) {
+      auto r = runNative(ev, *sess.session, {}, {}, {c.initOp});
+      checkRun(r, loc);
+    }
+    if (!c.initFn.isNone()) {
+      CallArgs a;
+      a.loc = loc;
+      a.positional = {Value::object(sess.shared_from_this())};
+      a.positionalLocs = {loc};
+      ev.call(c.initFn, a);
+    }
+  }
+  std::string initFnName = c.initFn.isNone() ? "None" : "<function>";
+  auto [localOk, localMsg] = tryLocalInit(ev, *sess.session, c, loc);
+  if (!localOk)
+    throwError(Code::kRuntimeError,
+               "Init operations did not make model ready for local_init.  Init op: " +
+                   nodeName(g, c.initOp) + ", init fn: " + initFnName + ", error: " + localMsg,
+               loc);
+  auto [ready, msg] = modelReady(ev, *sess.session, c.readyOp, loc);
+  if (!ready)
+    throwError(Code::kRuntimeError,
+               "Init operations did not make model ready.  Init op: " + nodeName(g, c.initOp) +
+                   ", init fn: " + initFnName + ", local_init_op: " +
+                   nodeName(g, c.localInitOp) + ", error: " + msg,
+               loc);
+}
+
+/// TF's SessionManager.wait_for_session (non-chief): a fresh session per
+/// attempt until the model is ready, or deadline_exceeded.
+std::unique_ptr<rt::Session> waitForSession(EvaluatorImpl &ev, GraphContext &g,
+                                            const rt::SessionOptions &opts,
+                                            const SupervisorConfig &c, const SourceLoc &loc) {
+  double start = monotonicSeconds();
+  for (;;) {
+    auto created = rt::Session::create(g.graph.get(), &g.mutex, opts);
+    if (!created.hasValue())
+      throwStatus(created.takeStatus(), loc);
+    std::unique_ptr<rt::Session> s = std::move(*created);
+    auto [localOk, localMsg] = tryLocalInit(ev, *s, c, loc);
+    std::string readyMsg;
+    if (localOk) {
+      auto [ready, msg] = modelReady(ev, *s, c.readyOp, loc);
+      if (ready)
+        return s;
+      readyMsg = msg;
+    }
+    {
+      GilRelease release(ev.gil);
+      s->close().ignore();
+    }
+    double elapsed = monotonicSeconds() - start;
+    if (elapsed + c.recoveryWaitSecs > c.maxWaitSecs)
+      throwError(Code::kDeadlineExceeded,
+                 "Session was not ready after waiting " +
+                     std::to_string(static_cast<int64_t>(c.maxWaitSecs)) + " secs.",
+                 loc);
+    std::ostream &os = ev.opts.err ? *ev.opts.err : std::cerr;
+    os << "Waiting for model to be ready.  Ready_for_local_init_op:  "
+       << (localOk ? "None" : localMsg) << ", ready: " << (readyMsg.empty() ? "None" : readyMsg)
+       << "\n";
+    GilRelease release(ev.gil);
+    std::this_thread::sleep_for(std::chrono::duration<double>(c.recoveryWaitSecs));
+  }
+}
+
+} // namespace
+
+bool isSupervisorKey(const std::string &key) {
+  for (const char *k : kSupervisorKeys)
+    if (key == k)
+      return true;
+  return false;
+}
+
+void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
+                                         const std::shared_ptr<Env> &env) {
+  checkKeywords(a, "session",
+                {"config", "target", "graph", "logdir", "is_chief", "save_every_steps",
+                 "save_every_secs", "init_op", "init_fn", "local_init_op", "ready_op",
+                 "ready_for_local_init_op", "max_wait_secs", "recovery_wait_secs", "saver",
+                 "summary_op", "save_summaries_steps", "global_step", "checkpoint_basename",
+                 "stop_grace_secs"});
+  rt::SessionOptions sopts;
+  Value config = argOr(a, 0, "config", Value::none());
+  bool stallDetection = true;
+  if (!config.isNone()) {
+    auto cfg = config.objectAs<ConfigObject>();
+    if (!cfg)
+      throwError(Code::kTypeError, "config must be a config_proto(...)", a.loc);
+    sopts = cfg->options;
+    stallDetection = cfg->stallDetection;
+  }
+  sopts.ignoreDeviceRequests = opts.oneDevice;
+  GraphContext *g = ts().graph;
+  SupervisorConfig cfg = configure(*this, a, *g);
+  std::set<ir::NodeId> summaryPlaceholders;
+  if (cfg.summaryOp)
+    summaryPlaceholders = placeholdersBehind(*g->graph, cfg.summaryOp->node);
+  {
+    std::unique_lock lock(g->mutex);
+    g->graph->finalize(); // TF's Supervisor: no node may be added from here on
+  }
+  checkPipelinesAtRun(*g);
+  if (cfg.isChief && !cfg.logdir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(cfg.logdir, ec);
+    if (ec)
+      throwError(Code::kNotFound, "cannot create logdir " + cfg.logdir + ": " + ec.message(), s.loc);
+    // Temporaries a killed save left behind.
+    io::removeStaleTemporaries(cfg.logdir, cfg.basename);
+    io::removeStaleTemporaries(cfg.logdir, "checkpoint");
+  }
+  std::unique_ptr<rt::Session> session;
+  if (cfg.isChief) {
+    auto created = rt::Session::create(g->graph.get(), &g->mutex, sopts);
+    if (!created.hasValue())
+      throwStatus(created.takeStatus(), s.loc);
+    session = std::move(*created);
+  } else {
+    session = waitForSession(*this, *g, sopts, cfg, s.loc);
+  }
+  auto sess = std::make_shared<SupervisedSession>(g, std::move(session), std::move(cfg));
+  sess->stallDetection = stallDetection;
+  sess->summaryPlaceholders = std::move(summaryPlaceholders);
+  if (sess->cfg.globalStep) {
+    // Every op that takes the global step's handle, other than reads.
+    const ir::Graph &graph = *g->graph;
+    for (ir::NodeId id = 0; id < graph.numNodes(); ++id) {
+      const ir::Node &n = graph.node(id);
+      if (n.opName() == "read_variable" || n.opName() == "is_variable_initialized")
+        continue;
+      for (const ir::Output &in : n.inputs())
+        if (in.node == sess->cfg.globalStep->handle)
+          sess->stepUpdaters.insert(id);
+    }
+  }
+  const char *progressEnv = std::getenv("SLUICE_PROGRESS");
+  sess->progress = (!opts.err || opts.err == &std::cerr) && ::isatty(STDERR_FILENO) &&
+                   !(progressEnv && std::string(progressEnv) == "0");
+  if (!s.asName.empty())
+    env->set(s.asName, Value::object(sess));
+  ThreadState &t = ts();
+  t.sessions.push_back(sess);
+  t.spawnScopes.emplace_back();
+  std::optional<LangError> failure;
+  std::vector<std::shared_ptr<ThreadObject>> runnerThreads;
+  try {
+    if (sess->cfg.isChief)
+      prepareChief(*this, *sess, s.loc);
+    sess->step = sess->readStep(*this, s.loc);
+    sess->lastSaveStep = sess->step; // what was restored (or initialized) is not saved again
+    sess->lastSaveTime = monotonicSeconds();
+    sess->progressStep = sess->step;
+    sess->progressTime = monotonicSeconds();
+    for (auto &r : g->queueRunners)
+      for (auto &th : std::static_pointer_cast<QueueRunnerObject>(r)->createThreads(
+               *this, sess, sess->coord, true, s.loc))
+        runnerThreads.push_back(th);
+    Value ret;
+    execBlock(s.body, env, ret);
+  } catch (LangError &e) {
+    failure = std::move(e);
+  }
+  // TF's managed_session ends cleanly on out_of_range (the input ran out).
+  if (failure && !failure->testFailure && failure->status.code() == Code::kOutOfRange)
+    failure.reset();
+  if (!failure && !sess->coord->error()) {
+    try {
+      sess->saveIfNew(*this, s.loc);
+    } catch (LangError &e) {
+      failure = std::move(e);
+    }
+  }
+  try {
+    sess->coord->requestStop(this, std::nullopt, s.loc);
+    sess->coord->join(*this, runnerThreads, sess->cfg.stopGraceSecs, false, s.loc);
+  } catch (LangError &e) {
+    if (!failure)
+      failure = std::move(e);
+  }
+  if (sess->writer) {
+    Status st = sess->writer->close();
+    if (!st && !failure)
+      failure = LangError{st.withLoc(s.loc)};
+  }
+  if (sess->progressShown)
+    sess->showProgress(*this, true);
+  {
+    GilRelease release(gil);
+    sess->session->close().ignore();
+  }
+  sess->closed = true;
+  auto threads = std::move(t.spawnScopes.back());
+  t.spawnScopes.pop_back();
+  t.sessions.pop_back();
+  for (auto &th : threads) {
+    if (!th->started())
+      continue;
+    try {
+      th->join(*this, s.loc);
+    } catch (LangError &e) {
+      if (!failure)
+        failure = std::move(e);
+    }
+  }
+  if (failure)
+    throw *failure;
+}
+
+void installSupervisorBuiltins(EvaluatorImpl &evaluator, Env &env) {
+  env.set("should_stop", Value::builtin("should_stop", [](EvaluatorImpl &ev, CallArgs &a) {
+            ThreadState &t = ev.ts();
+            for (auto it = t.sessions.rbegin(); it != t.sessions.rend(); ++it)
+              if (auto sv = std::dynamic_pointer_cast<SupervisedSession>(*it))
+                return Value::boolean(sv->coord->shouldStop());
+            throwError(Code::kRuntimeError,
+                       "should_stop() needs a supervised session: session(logdir: ...) { }",
+                       a.loc);
+          }));
+  (void)evaluator;
+}
+
+} // namespace sluice::frontend
