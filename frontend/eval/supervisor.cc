@@ -120,6 +120,10 @@ int64_t SupervisedSession::readStep(EvaluatorImpl &ev, const SourceLoc &loc) {
   if (!cfg.globalStep)
     return runs;
   auto r = runNative(ev, *session, {}, {cfg.globalStep->readValue}, {});
+  // A non-chief may run before anyone initialized the step (it then has
+  // no schedule to keep); the chief initialized or restored it.
+  if (!r.hasValue() && !cfg.isChief && r.status().code() == Code::kFailedPrecondition)
+    return step;
   checkRun(r, loc);
   return (*r)[0].elementAsInt(0);
 }
@@ -361,25 +365,51 @@ SupervisorConfig configure(EvaluatorImpl &ev, CallArgs &a, GraphContext &g) {
     }
     return ev.call(*ev.builtins->lookup(name), b);
   };
+  // A default is made once per graph and kept in its collection, as TF's
+  // Supervisor does, so a later supervised session reuses it.
+  auto collected = [&](const char *key, const std::function<Value()> &make) -> Value {
+    if (auto it = g.supervisorOps.find(key); it != g.supervisorOps.end())
+      return it->second.index < 0 ? Value::none()
+             : g.graph->node(it->second.node).numOutputs() == 0
+                 ? Value::op(&g, it->second.node)
+                 : Value::tensor(&g, it->second);
+    Value v = make();
+    if (v.is(Value::kTensor))
+      g.supervisorOps[key] = v.asTensor().out;
+    else if (v.is(Value::kOp))
+      g.supervisorOps[key] = {v.asOp().node, 0};
+    else
+      g.supervisorOps[key] = {ir::kNoNode, -1};
+    return v;
+  };
   // TF's defaults: USE_DEFAULT builds them; an explicit none means none.
-  c.initOp = has("init_op") ? opArg(get("init_op"), "init_op", loc)
-                            : opArg(builtin("global_variables_initializer"), "init_op", loc);
-  c.localInitOp = has("local_init_op")
-                      ? opArg(get("local_init_op"), "local_init_op", loc)
-                      : opArg(builtin("local_variables_initializer"), "local_init_op", loc);
-  c.readyOp = has("ready_op") ? tensorArg(get("ready_op"), "ready_op", loc)
-                              : tensorArg(builtin("report_uninitialized_variables"), "ready_op", loc);
-  if (has("ready_for_local_init_op")) {
-    c.readyForLocalInitOp =
-        tensorArg(get("ready_for_local_init_op"), "ready_for_local_init_op", loc);
-  } else {
-    List globals;
-    for (const VariableInfo &v : g.globalVariables)
-      globals.push_back(Value::object(std::make_shared<VariableObject>(&g, v)));
-    c.readyForLocalInitOp = tensorArg(
-        builtin("report_uninitialized_variables", {Value::list(std::move(globals))}),
-        "ready_for_local_init_op", loc);
-  }
+  c.initOp = opArg(has("init_op") ? get("init_op")
+                                   : collected("init_op", [&] {
+                                       return builtin("global_variables_initializer");
+                                     }),
+                   "init_op", loc);
+  c.localInitOp = opArg(has("local_init_op") ? get("local_init_op")
+                                             : collected("local_init_op", [&] {
+                                                 return builtin("local_variables_initializer");
+                                               }),
+                        "local_init_op", loc);
+  c.readyOp = tensorArg(has("ready_op") ? get("ready_op")
+                                        : collected("ready_op", [&] {
+                                            return builtin("report_uninitialized_variables");
+                                          }),
+                        "ready_op", loc);
+  c.readyForLocalInitOp = tensorArg(
+      has("ready_for_local_init_op")
+          ? get("ready_for_local_init_op")
+          : collected("ready_for_local_init_op",
+                      [&] {
+                        List globals;
+                        for (const VariableInfo &v : g.globalVariables)
+                          globals.push_back(Value::object(std::make_shared<VariableObject>(&g, v)));
+                        return builtin("report_uninitialized_variables",
+                                       {Value::list(std::move(globals))});
+                      }),
+      "ready_for_local_init_op", loc);
   if (has("global_step")) {
     Value v = get("global_step");
     if (auto var = v.objectAs<VariableObject>())
@@ -394,13 +424,17 @@ SupervisorConfig configure(EvaluatorImpl &ev, CallArgs &a, GraphContext &g) {
     c.saver = v.objectAs<SaverObject>();
     if (!c.saver && !v.isNone())
       throwError(Code::kTypeError, "saver must be a saver(), got a " + v.typeName(), loc);
+  } else if (g.supervisorSaver) {
+    c.saver = std::static_pointer_cast<SaverObject>(g.supervisorSaver);
   } else if (!c.logdir.empty() && !g.globalVariables.empty()) {
     c.saver = builtin("saver").objectAs<SaverObject>();
+    g.supervisorSaver = c.saver;
   }
   if (has("summary_op"))
     c.summaryOp = tensorArg(get("summary_op"), "summary_op", loc);
-  else if (!c.logdir.empty() && !g.summaries.empty())
-    c.summaryOp = tensorArg(builtin("merge_all_summaries"), "summary_op", loc);
+  else if (!c.logdir.empty() && (!g.summaries.empty() || g.supervisorOps.count("summary_op")))
+    c.summaryOp = tensorArg(collected("summary_op", [&] { return builtin("merge_all_summaries"); }),
+                            "summary_op", loc);
   // TF: "When using replicas, all Variables must have their device set".
   if (!c.isChief)
     for (const VariableInfo &v : g.globalVariables)
