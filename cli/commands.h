@@ -9,5 +9,6 @@ namespace sluice::cli {
 void addRunCommand(CLI::App &app, int &exitCode);
 void addCompileCommand(CLI::App &app, int &exitCode);
 void addTestCommand(CLI::App &app, int &exitCode);
+void addPlotCommand(CLI::App &app, int &exitCode);
 
 } // namespace sluice::cli

@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
   sluice::cli::addRunCommand(app, exitCode);
   sluice::cli::addCompileCommand(app, exitCode);
   sluice::cli::addTestCommand(app, exitCode);
+  sluice::cli::addPlotCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

@@ -8,6 +8,7 @@ packages=(
   antlr4 libantlr4-runtime-dev
   libboost-graph-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev libopenblas-dev libedit-dev nlohmann-json3-dev afl++
+  gnuplot-nox
 )
 
 missing=()
