@@ -56,7 +56,8 @@ public:
   explicit RestoreCheckpointKernel(const ir::Node &n)
       : OpKernel(n), names_(n.attr<std::vector<std::string>>("tensor_names")),
         dtypes_(n.attr<std::vector<ir::DType>>("dtypes")),
-        shapes_(n.attr<std::vector<ir::Shape>>("shapes")) {}
+        shapes_(n.attr<std::vector<ir::Shape>>("shapes")),
+        variables_(n.attr<std::vector<std::string>>("variable_names")) {}
 
   void compute(KernelContext &ctx) override {
     auto prefix = prefixInput(ctx);
@@ -74,15 +75,16 @@ public:
       if (!e)
         return ctx.fail(notFound("Key " + names_[i] + " not found in checkpoint " + *prefix +
                                  " (" + index + ")"));
+      const std::string var = variables_.empty() ? names_[i] : variables_[i];
       if (e->dtype != dtypes_[i])
         return ctx.fail(invalidArgument(
-            "checkpoint " + *prefix + ": tensor '" + names_[i] + "' has dtype " +
-            std::string(ir::dtypeName(e->dtype)) + " but the variable is " +
+            index + ": tensor '" + names_[i] + "' has dtype " +
+            std::string(ir::dtypeName(e->dtype)) + ", but variable '" + var + "' has dtype " +
             std::string(ir::dtypeName(dtypes_[i]))));
       if (!shapes_.empty() && !shapes_[i].isCompatibleWith(ir::Shape(e->dims)))
-        return ctx.fail(invalidArgument(
-            "checkpoint " + *prefix + ": tensor '" + names_[i] + "' has shape " +
-            ir::dimsString(e->dims) + " but the variable's shape is " + shapes_[i].str()));
+        return ctx.fail(invalidArgument(index + ": tensor '" + names_[i] + "' has shape " +
+                                        ir::dimsString(e->dims) + ", but variable '" + var +
+                                        "' has shape " + shapes_[i].str()));
       found.push_back(e);
     }
     std::vector<ir::Tensor> values;
@@ -100,6 +102,7 @@ private:
   std::vector<std::string> names_;
   std::vector<ir::DType> dtypes_;
   std::vector<ir::Shape> shapes_;
+  std::vector<std::string> variables_;
 };
 
 } // namespace

@@ -168,9 +168,16 @@ Status renameInto(const std::string &tmp, const std::string &path) {
   return Status::ok();
 }
 
+/// An index is a few bytes per tensor; a huge file is damage, not one to
+/// read into memory.
+constexpr int64_t kMaxIndexBytes = int64_t(1) << 30;
+
 Expected<std::string> readWholeFile(const std::string &path) {
   BufferedFile f;
   SLUICE_TRY(f.open(path));
+  if (f.size() > kMaxIndexBytes)
+    return Status(Code::kDataLoss, path + " is corrupt (" + std::to_string(f.size()) +
+                                       " bytes is too large for an index)");
   std::string bytes(static_cast<size_t>(f.size()), '\0');
   SLUICE_ASSIGN_OR_RETURN(size_t got, f.readAt(0, bytes.size(), bytes.data()));
   bytes.resize(got);

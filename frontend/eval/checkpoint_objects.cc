@@ -115,9 +115,11 @@ SaverObject::build(EvaluatorImpl &ev, std::vector<std::pair<std::string, Variabl
   std::vector<int64_t> shards;
   std::vector<ir::DType> dtypes;
   std::vector<ir::Shape> shapes;
+  std::vector<std::string> varNames;
   for (const auto &[key, info] : vars) {
     const ir::Node &h = g.graph->node(info.handle);
     saver->keys.push_back(key);
+    varNames.push_back(h.name());
     reads.push_back(info.readValue);
     dtypes.push_back(h.attr<ir::DType>("dtype"));
     shapes.push_back(h.attr<ir::Shape>("shape"));
@@ -146,7 +148,10 @@ SaverObject::build(EvaluatorImpl &ev, std::vector<std::pair<std::string, Variabl
                       .asOp()
                       .node;
   Value restored = ev.makeOp("restore_checkpoint", {saver->filename},
-                             {{"tensor_names", saver->keys}, {"dtypes", dtypes}, {"shapes", shapes}},
+                             {{"tensor_names", saver->keys},
+                              {"dtypes", dtypes},
+                              {"shapes", shapes},
+                              {"variable_names", varNames}},
                              loc, "restore_checkpoint");
   std::vector<ir::Output> values;
   if (restored.is(Value::kTensor))

@@ -81,6 +81,7 @@ public:
 
   SupervisorConfig cfg;
   std::shared_ptr<CoordinatorObject> coord;
+  std::mutex hookMu; // one afterRun at a time
   std::set<ir::NodeId> summaryPlaceholders;
   /// The nodes that change the global step (assign_add on it ...).
   std::set<ir::NodeId> stepUpdaters;
@@ -199,6 +200,14 @@ SupervisedSession::beforeRun(EvaluatorImpl &, const std::vector<ir::Output> &fet
 }
 
 void SupervisedSession::afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) {
+  // Threads running in this session take turns here. The lock is taken
+  // without the interpreter lock: a thread holding it releases that lock
+  // while its steps run.
+  std::unique_lock<std::mutex> turn;
+  {
+    GilRelease release(ev.gil);
+    turn = std::unique_lock<std::mutex>(hookMu);
+  }
   ++runs;
   step = readStep(ev, loc);
   if (extra) {

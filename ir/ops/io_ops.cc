@@ -97,6 +97,10 @@ Status restoreShape(InferenceContext &c) {
   if (!shapes.empty() && shapes.size() != n)
     return c.error("shapes has " + std::to_string(shapes.size()) + " entries for " +
                    std::to_string(n) + " tensors");
+  const auto &vars = c.attr<std::vector<std::string>>("variable_names");
+  if (!vars.empty() && vars.size() != n)
+    return c.error("variable_names has " + std::to_string(vars.size()) + " entries for " +
+                   std::to_string(n) + " tensors");
   for (size_t i = 0; i < n; ++i)
     c.setOutput(static_cast<int>(i), shapes.empty() ? Shape::unknown() : shapes[i]);
   return Status::ok();
@@ -301,13 +305,15 @@ void registerIoOps(OpRegistry &reg) {
                            .attr("dtypes", AT::kTypeList)
                            .attr("tensor_names", AT::kStringList)
                            .attr("shapes", AT::kShapeList, std::vector<Shape>{})
-                           .signature("prefix, tensor_names, dtypes, shapes")
+                           .attr("variable_names", AT::kStringList, std::vector<std::string>{})
+                           .signature("prefix, tensor_names, dtypes, shapes, variable_names")
                            .stateful()
                            .expensive()
                            .shape(restoreShape)
                            .doc("Reads the named tensors of checkpoint `prefix`, after checking "
                                 "every one (present, dtype, shape compatible with shapes[i], "
-                                "checksum): all of them or an error.")
+                                "checksum): all of them or an error. variable_names name "
+                                "what each is restored into, for messages.")
                            .build(),
                        true, "tensors", "dtypes"));
 }

@@ -349,11 +349,15 @@ TEST_F(CheckpointKernelTest, SaveThenRestoreChecksEverythingFirst) {
   ir::Node *missing = restoreNode({"w", "b"}, {DType::kF32, DType::kF32}, {});
   EXPECT_EQ(evalError(missing), "Key b not found in checkpoint " + prefix + " (" + prefix + ".index)");
   ir::Node *dtype = restoreNode({"w"}, {DType::kF64}, {});
-  EXPECT_EQ(evalError(dtype), "checkpoint " + prefix +
-                                  ": tensor 'w' has dtype f32 but the variable is f64");
-  ir::Node *shape = restoreNode({"w"}, {DType::kF32}, {ir::Shape({4})});
-  EXPECT_EQ(evalError(shape), "checkpoint " + prefix +
-                                  ": tensor 'w' has shape [3] but the variable's shape is [4]");
+  EXPECT_EQ(evalError(dtype), prefix + ".index: tensor 'w' has dtype f32, but variable 'w' has "
+                                       "dtype f64");
+  ir::Node *shape = mustAdd("restore_checkpoint", {constant(str(prefix))},
+                            {{"tensor_names", std::vector<std::string>{"w"}},
+                             {"dtypes", std::vector<DType>{DType::kF32}},
+                             {"shapes", std::vector<ir::Shape>{ir::Shape({4})}},
+                             {"variable_names", std::vector<std::string>{"layer/w"}}});
+  EXPECT_EQ(evalError(shape), prefix + ".index: tensor 'w' has shape [3], but variable "
+                                       "'layer/w' has shape [4]");
   EXPECT_HAS(addError("restore_checkpoint", {constant(str(prefix))},
                       {{"tensor_names", std::vector<std::string>{"w", "w"}},
                        {"dtypes", std::vector<DType>{DType::kF32, DType::kF32}}}),
