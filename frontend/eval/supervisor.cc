@@ -3,22 +3,16 @@
 // finalizes the graph; the chief restores the newest loadable checkpoint
 // in logdir or initializes, a non-chief waits until the model is ready;
 // queue runners start with the session's coordinator; the chief saves on
-// schedule and at the end and writes summaries; out_of_range ends the
-// block cleanly. Progress goes to stderr when it is a terminal.
-#include <chrono>
+// schedule (supervised_session.cc) and at the end; out_of_range ends the
+// block cleanly.
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <set>
 #include <thread>
 #include <unistd.h>
 
 #include "backend/io/checkpoint.h"
-#include "backend/io/event_file.h"
-#include "frontend/eval/checkpoint_objects.h"
-#include "frontend/eval/pipeline_objects.h"
+#include "frontend/eval/supervised_session.h"
 
 namespace sluice::frontend {
 
@@ -33,266 +27,8 @@ const char *const kSupervisorKeys[] = {
     "saver",           "summary_op",    "save_summaries_steps",    "global_step",
     "checkpoint_basename",              "stop_grace_secs"};
 
-double monotonicSeconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-struct SupervisorConfig {
-  std::string logdir;
-  bool isChief = true;
-  std::optional<int64_t> saveSteps;
-  double saveSecs = 600; // TF's save_model_secs; 0: no timed saves
-  ir::NodeId initOp = ir::kNoNode;
-  Value initFn;
-  ir::NodeId localInitOp = ir::kNoNode;
-  std::optional<ir::Output> readyOp, readyForLocalInitOp, summaryOp;
-  int64_t summarySteps = 100;
-  double maxWaitSecs = 7200, recoveryWaitSecs = 30, stopGraceSecs = 120;
-  std::shared_ptr<SaverObject> saver;
-  std::optional<VariableInfo> globalStep;
-  std::string basename = "model.ckpt";
-};
-
-/// The session a supervised block runs in: a session with the
-/// supervisor's schedule around every run().
-class SupervisedSession : public SessionObject {
-public:
-  SupervisedSession(GraphContext *g, std::unique_ptr<rt::Session> s, SupervisorConfig c)
-      : SessionObject(g, std::move(s)), cfg(std::move(c)),
-        coord(std::make_shared<CoordinatorObject>()) {}
-  std::string typeName() const override { return "session"; }
-  std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
-  std::optional<ir::Output>
-  beforeRun(EvaluatorImpl &ev, const std::vector<ir::Output> &fetches,
-            const std::vector<ir::NodeId> &targets,
-            const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds) override;
-  /// Whether a run of these fetches and targets updates the global step
-  /// (a training run); every run counts when there is no global step.
-  bool isTrainingRun(const std::vector<ir::Output> &fetches, const std::vector<ir::NodeId> &targets);
-  void afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) override;
-
-  /// The global step now (the number of runs without one).
-  int64_t readStep(EvaluatorImpl &ev, const SourceLoc &loc);
-  std::string savePath() const { return io::joinPath(cfg.logdir, cfg.basename); }
-  /// Saves at the current step unless that step is saved already.
-  void saveIfNew(EvaluatorImpl &ev, const SourceLoc &loc);
-  void showProgress(EvaluatorImpl &ev, bool final);
-
-  SupervisorConfig cfg;
-  std::shared_ptr<CoordinatorObject> coord;
-  std::mutex hookMu; // one afterRun at a time
-  std::set<ir::NodeId> summaryPlaceholders;
-  /// The nodes that change the global step (assign_add on it ...).
-  std::set<ir::NodeId> stepUpdaters;
-  std::map<std::vector<ir::NodeId>, bool> trainingRuns; // by fetch and target nodes
-  int64_t runs = 0;
-  int64_t step = 0;
-  std::optional<int64_t> lastSaveStep;
-  double lastSaveTime = 0;
-  std::optional<int64_t> lastSummaryStep;
-  std::unique_ptr<io::SummaryFileWriter> writer;
-  // Progress line (a terminal on stderr only).
-  bool progress = false;
-  bool progressShown = false;
-  double progressTime = 0;
-  int64_t progressStep = 0;
-  double stepsPerSec = 0;
-  std::optional<std::pair<std::string, float>> latestScalar;
-};
-
-void warn(EvaluatorImpl &ev, const std::string &text) {
-  std::ostream &os = ev.opts.err ? *ev.opts.err : std::cerr;
-  os << "warning: " << text << "\n";
-}
-
 std::string nodeName(GraphContext &g, ir::NodeId id) {
   return id == ir::kNoNode ? "None" : g.graph->node(id).name();
-}
-
-void checkRun(Expected<std::vector<ir::Tensor>> &r, const SourceLoc &loc) {
-  if (!r.hasValue()) {
-    Status s = r.takeStatus();
-    throwStatus(std::move(s.withLoc(loc)), loc);
-  }
-}
-
-int64_t SupervisedSession::readStep(EvaluatorImpl &ev, const SourceLoc &loc) {
-  if (!cfg.globalStep)
-    return runs;
-  auto r = runNative(ev, *session, {}, {cfg.globalStep->readValue}, {});
-  // A non-chief may run before anyone initialized the step (it then has
-  // no schedule to keep); the chief initialized or restored it.
-  if (!r.hasValue() && !cfg.isChief && r.status().code() == Code::kFailedPrecondition)
-    return step;
-  checkRun(r, loc);
-  return (*r)[0].elementAsInt(0);
-}
-
-void SupervisedSession::saveIfNew(EvaluatorImpl &ev, const SourceLoc &loc) {
-  if (!cfg.isChief || !cfg.saver || cfg.logdir.empty())
-    return;
-  int64_t now = readStep(ev, loc);
-  if (lastSaveStep && *lastSaveStep == now)
-    return;
-  std::optional<int64_t> suffix;
-  if (cfg.globalStep)
-    suffix = now;
-  cfg.saver->save(ev, *this, savePath(), suffix, "", true, true, loc);
-  lastSaveStep = now;
-  lastSaveTime = monotonicSeconds();
-}
-
-bool SupervisedSession::isTrainingRun(const std::vector<ir::Output> &fetches,
-                                      const std::vector<ir::NodeId> &targets) {
-  if (!cfg.globalStep)
-    return true;
-  std::vector<ir::NodeId> key;
-  for (const ir::Output &o : fetches)
-    key.push_back(o.node);
-  key.push_back(ir::kNoNode);
-  key.insert(key.end(), targets.begin(), targets.end());
-  if (auto it = trainingRuns.find(key); it != trainingRuns.end())
-    return it->second;
-  // The graph is finalized: what a run reaches never changes.
-  std::set<ir::NodeId> seen;
-  std::vector<ir::NodeId> stack(key.begin(), key.end());
-  bool found = false;
-  while (!stack.empty() && !found) {
-    ir::NodeId id = stack.back();
-    stack.pop_back();
-    if (id == ir::kNoNode || !seen.insert(id).second)
-      continue;
-    found = stepUpdaters.count(id) > 0;
-    const ir::Node &n = graph->graph->node(id);
-    for (const ir::Output &in : n.inputs())
-      stack.push_back(in.node);
-    for (ir::NodeId c : n.controlInputs())
-      stack.push_back(c);
-  }
-  trainingRuns[key] = found;
-  return found;
-}
-
-std::optional<ir::Output>
-SupervisedSession::beforeRun(EvaluatorImpl &, const std::vector<ir::Output> &fetches,
-                             const std::vector<ir::NodeId> &targets,
-                             const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds) {
-  if (!cfg.isChief || !cfg.summaryOp || cfg.logdir.empty())
-    return std::nullopt;
-  // TF's SummarySaverHook: every save_summaries_steps, counted from the
-  // step this run will make; only training runs compute them (an
-  // evaluation run between two steps would log the same step again).
-  if (lastSummaryStep && step + 1 < *lastSummaryStep + cfg.summarySteps)
-    return std::nullopt;
-  if (!isTrainingRun(fetches, targets))
-    return std::nullopt;
-  // A run that does not feed what the summaries need does not compute
-  // them (an evaluation run, say), instead of failing for its feeds.
-  for (ir::NodeId p : summaryPlaceholders) {
-    bool fed = false;
-    for (const auto &[out, value] : feeds)
-      fed = fed || out.node == p;
-    if (!fed)
-      return std::nullopt;
-  }
-  return cfg.summaryOp;
-}
-
-void SupervisedSession::afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) {
-  // Threads running in this session take turns here. The lock is taken
-  // without the interpreter lock: a thread holding it releases that lock
-  // while its steps run.
-  std::unique_lock<std::mutex> turn;
-  {
-    GilRelease release(ev.gil);
-    turn = std::unique_lock<std::mutex>(hookMu);
-  }
-  ++runs;
-  step = readStep(ev, loc);
-  if (extra) {
-    if (!writer) {
-      auto w = io::SummaryFileWriter::open(cfg.logdir);
-      if (!w.hasValue())
-        throwStatus(w.takeStatus(), loc);
-      writer = std::move(*w);
-    }
-    const std::string &bytes = extra->strings()[0];
-    if (Status s = writer->addSummary(bytes, step); !s)
-      throwStatus(std::move(s), loc);
-    lastSummaryStep = step;
-    if (auto values = io::decodeScalarSummary(bytes); values.hasValue() && !values->empty()) {
-      const io::ScalarValue *pick = &values->front();
-      for (const io::ScalarValue &v : *values)
-        if (v.tag.find("loss") != std::string::npos) {
-          pick = &v;
-          break;
-        }
-      latestScalar = std::make_pair(pick->tag, pick->value);
-    }
-  }
-  if (cfg.isChief && cfg.saver && !cfg.logdir.empty()) {
-    bool due = false;
-    if (cfg.saveSteps)
-      due = !lastSaveStep || step >= *lastSaveStep + *cfg.saveSteps;
-    else if (cfg.saveSecs > 0)
-      due = monotonicSeconds() - lastSaveTime >= cfg.saveSecs;
-    if (due)
-      saveIfNew(ev, loc);
-  }
-  if (progress)
-    showProgress(ev, false);
-}
-
-void SupervisedSession::showProgress(EvaluatorImpl &ev, bool final) {
-  double now = monotonicSeconds();
-  if (!final && now - progressTime < 0.2)
-    return;
-  if (now > progressTime && progressTime > 0)
-    stepsPerSec = static_cast<double>(step - progressStep) / (now - progressTime);
-  progressTime = now;
-  progressStep = step;
-  char line[256];
-  int n = std::snprintf(line, sizeof line, "\rstep %lld  %.1f steps/s",
-                        static_cast<long long>(step), stepsPerSec);
-  if (latestScalar && n > 0 && static_cast<size_t>(n) < sizeof line)
-    std::snprintf(line + n, sizeof line - n, "  %s %.6g", latestScalar->first.c_str(),
-                  static_cast<double>(latestScalar->second));
-  std::cerr << line << "\x1b[K" << (final ? "\n" : "") << std::flush;
-  progressShown = true;
-  ev.progressLineShown = !final;
-}
-
-std::optional<Value> SupervisedSession::getAttr(EvaluatorImpl &ev, const std::string &name) {
-  auto self = std::static_pointer_cast<SupervisedSession>(shared_from_this());
-  if (name == "should_stop")
-    return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
-      return Value::boolean(self->coord->shouldStop());
-    });
-  if (name == "request_stop")
-    return Value::builtin(name, [self](EvaluatorImpl &ev, CallArgs &a) {
-      Value ex = argOr(a, 0, "ex", Value::none());
-      std::optional<Status> s;
-      if (auto e = ex.objectAs<ErrorObject>())
-        s = e->status;
-      self->coord->requestStop(&ev, s, a.loc);
-      return Value::none();
-    });
-  if (name == "coord")
-    return Value::object(coord);
-  if (name == "saver")
-    return cfg.saver ? Value::object(cfg.saver) : Value::none();
-  if (name == "is_chief")
-    return Value::boolean(cfg.isChief);
-  if (name == "logdir")
-    return cfg.logdir.empty() ? Value::none() : Value::string(cfg.logdir);
-  if (name == "save_path")
-    return cfg.logdir.empty() ? Value::none() : Value::string(savePath());
-  if (name == "global_step")
-    return cfg.globalStep
-               ? Value::object(std::make_shared<VariableObject>(graph, *cfg.globalStep))
-               : Value::none();
-  return SessionObject::getAttr(ev, name);
 }
 
 // --- configuration -------------------------------------------------------
@@ -525,7 +261,7 @@ bool restoreLatest(EvaluatorImpl &ev, SupervisedSession &sess, const SourceLoc &
   if (!state.hasValue())
     throwStatus(state.takeStatus(), loc);
   if (!warning.empty())
-    warn(ev, warning);
+    supervisorWarning(ev, warning);
   if (!*state)
     return false;
   std::vector<std::string> candidates = {(*state)->modelCheckpointPath};
@@ -536,7 +272,7 @@ bool restoreLatest(EvaluatorImpl &ev, SupervisedSession &sess, const SourceLoc &
   std::optional<LangError> firstError;
   for (const std::string &p : candidates) {
     if (!io::checkpointExists(p)) {
-      warn(ev, "checkpoint " + p + " has no " + io::checkpointIndexPath(p) +
+      supervisorWarning(ev, "checkpoint " + p + " has no " + io::checkpointIndexPath(p) +
                    "; trying an older one");
       continue;
     }
@@ -545,14 +281,14 @@ bool restoreLatest(EvaluatorImpl &ev, SupervisedSession &sess, const SourceLoc &
     } catch (LangError &e) {
       if (e.testFailure)
         throw;
-      warn(ev, "cannot restore " + p + ": " + e.status.message() +
+      supervisorWarning(ev, "cannot restore " + p + ": " + e.status.message() +
                    "; falling back to an older kept checkpoint");
       if (!firstError)
         firstError = std::move(e);
       continue;
     }
     if (p != candidates.front())
-      warn(ev, "restored " + p + " instead of " + candidates.front());
+      supervisorWarning(ev, "restored " + p + " instead of " + candidates.front());
     // Keep max_to_keep across restarts (TF's CheckpointSaverHook does so).
     c.saver->recoverLastCheckpoints(all);
     return true;
