@@ -130,6 +130,8 @@ void installCheckpointBuiltins(EvaluatorImpl &evaluator, Env &env) {
                             "keep_checkpoint_every_n_hours", a.loc);
     Value nameV = argOr(a, 99, "name", Value::none());
     std::string name = nameV.isNone() ? "save" : toStr(nameV, "name", a.loc);
+    if (name.empty())
+      name = "save";
     return Value::object(SaverObject::build(ev, std::move(vars), maxToKeep, sharded, hours, name, a.loc));
   });
 

@@ -76,6 +76,8 @@ void installSummaryBuiltins(EvaluatorImpl &evaluator, Env &env) {
   def(env, "scalar_summary", [](EvaluatorImpl &ev, CallArgs &a) {
     checkKeywords(a, "scalar_summary", {"name", "tensor", "collections", "family"});
     std::string name = toStr(requireArg(a, 0, "name", "scalar_summary"), "name", a.loc);
+    if (name.empty() || name.back() == '/')
+      throwError(Code::kValueError, "scalar_summary needs a name (not ending in '/'), got '" + name + "'", a.loc);
     const Value &x = requireArg(a, 1, "tensor", "scalar_summary");
     Value family = argOr(a, 3, "family", Value::none());
     if (!family.isNone())

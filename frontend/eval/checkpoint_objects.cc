@@ -185,6 +185,8 @@ std::string SaverObject::save(EvaluatorImpl &ev, SessionObject &sess, const std:
     throwError(Code::kValueError, "the session runs another graph than the saver's", loc);
   if (!latestFilename.empty() && latestFilename.find('/') != std::string::npos)
     throwError(Code::kValueError, "'latest_filename' must not contain path components", loc);
+  if (path.empty())
+    throwError(Code::kValueError, "save_path must not be empty", loc);
   std::string prefix = step ? path + "-" + std::to_string(*step) : path;
   // TF refuses a bare file name (its parent "" is no directory); Sluice
   // takes it as the working directory.
