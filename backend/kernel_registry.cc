@@ -36,6 +36,8 @@ void registerAllKernels(KernelRegistry &reg) {
   registerControlKernels(reg);
   registerDataFlowKernels(reg);
   registerIoKernels(reg);
+  registerCheckpointKernels(reg);
+  registerSummaryKernels(reg);
   registerParsingKernels(reg);
   registerPipelineKernels(reg);
   registerDatasetKernels(reg);

@@ -49,6 +49,8 @@ void registerStringKernels(KernelRegistry &reg);
 void registerControlKernels(KernelRegistry &reg);
 void registerDataFlowKernels(KernelRegistry &reg); // backend/cpu/data_flow_kernels.cc
 void registerIoKernels(KernelRegistry &reg);      // backend/cpu/io_kernels.cc
+void registerCheckpointKernels(KernelRegistry &reg); // backend/cpu/checkpoint_kernels.cc
+void registerSummaryKernels(KernelRegistry &reg);    // backend/cpu/summary_kernels.cc
 void registerParsingKernels(KernelRegistry &reg); // backend/cpu/parsing_kernels.cc
 void registerPipelineKernels(KernelRegistry &reg);
 void registerDatasetKernels(KernelRegistry &reg); // backend/cpu/dataset_kernels.cc

@@ -10,5 +10,6 @@ void addRunCommand(CLI::App &app, int &exitCode);
 void addCompileCommand(CLI::App &app, int &exitCode);
 void addTestCommand(CLI::App &app, int &exitCode);
 void addServeCommand(CLI::App &app, int &exitCode);
+void addPlotCommand(CLI::App &app, int &exitCode);
 
 } // namespace sluice::cli

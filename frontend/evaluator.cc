@@ -27,6 +27,9 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installLossBuiltins(*this, *builtins);
   installOptimizerBuiltins(*this, *builtins);
   installServerBuiltins(*this, *builtins);
+  installCheckpointBuiltins(*this, *builtins);
+  installSummaryBuiltins(*this, *builtins);
+  installSupervisorBuiltins(*this, *builtins);
   globals = std::make_shared<Env>(builtins);
   for (auto &[name, v] : opts.globals)
     globals->set(name, v);

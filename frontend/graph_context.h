@@ -3,7 +3,9 @@
 // the set of name scopes already used.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -43,6 +45,16 @@ struct GraphContext {
   /// (outer output, the body's parameter standing for it), in order.
   std::vector<std::pair<ir::Output, ir::Output>> captures;
   int nextArgIndex = 0;
+
+  /// TF's SUMMARIES collection: the summary tensors merge_all_summaries
+  /// and a supervised session merge.
+  std::vector<ir::Output> summaries;
+  /// TF's INIT_OP, LOCAL_INIT_OP, READY_OP, READY_FOR_LOCAL_INIT_OP,
+  /// SUMMARY_OP and SAVERS collections: the default ops the first
+  /// supervised session made, reused by later ones (the graph is finalized
+  /// by then).
+  std::map<std::string, ir::Output> supervisorOps;
+  std::shared_ptr<Object> supervisorSaver;
 };
 
 } // namespace sluice::frontend

@@ -428,7 +428,8 @@ std::unique_ptr<Graph> Graph::clone() const {
     g->nodes_.push_back(std::move(copy));
   }
   g->edges_->g = edges_->g;
-  g->finalized_ = finalized_;
+  // A copy is a new graph that passes may rewrite; finalizing is about
+  // the program adding nodes to this one (TF's Python Graph.finalize).
   g->functions_ = functions_; // bodies are immutable and shared
   return g;
 }

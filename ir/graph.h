@@ -27,7 +27,7 @@ public:
   ~Graph();
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
-  /// A deep copy (nodes, edges, attrs).
+  /// A deep copy (nodes, edges, attrs), not finalized.
   std::unique_ptr<Graph> clone() const;
 
   /// Validates `spec` against its OpDef (arity, attrs, dtypes), fills

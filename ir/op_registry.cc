@@ -48,6 +48,7 @@ void registerAllOps(OpRegistry &reg) {
   registerControlOps(reg);
   registerDataFlowOps(reg);
   registerIoOps(reg);
+  registerSummaryOps(reg);
   registerParsingOps(reg);
   registerPipelineOps(reg);
   registerDatasetOps(reg);

@@ -41,6 +41,7 @@ void registerStringOps(OpRegistry &reg);
 void registerControlOps(OpRegistry &reg);
 void registerDataFlowOps(OpRegistry &reg); // ir/ops/data_flow_ops.cc
 void registerIoOps(OpRegistry &reg);      // ir/ops/io_ops.cc
+void registerSummaryOps(OpRegistry &reg); // ir/ops/summary_ops.cc
 void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc
 void registerPipelineOps(OpRegistry &reg);
 void registerDatasetOps(OpRegistry &reg);

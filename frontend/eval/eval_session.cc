@@ -167,6 +167,9 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
     ro.timeoutMs = toInt(timeout, "timeout_in_ms", args.loc);
   if (sess.stallDetection)
     ro.stallCheck = [&sess]() { return stalledQueue(sess); };
+  std::optional<ir::Output> extra = sess.beforeRun(*this, plan.fetches, plan.targets, feeds);
+  if (extra)
+    plan.fetches.push_back(*extra);
   Expected<std::vector<ir::Tensor>> results = [&] {
     GilRelease release(gil);
     RunInFlight inFlight;
@@ -179,7 +182,14 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
     s.withLoc(args.loc);
     throw LangError{std::move(s)};
   }
-  return fillFetch(tmpl, *results);
+  std::optional<ir::Tensor> extraValue;
+  if (extra) {
+    extraValue = std::move(results->back());
+    results->pop_back();
+  }
+  Value out = fillFetch(tmpl, *results);
+  sess.afterRun(*this, extraValue ? &*extraValue : nullptr, args.loc);
+  return out;
 }
 
 namespace {
@@ -230,6 +240,9 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
       a.keywordLocs.push_back(arg.loc);
     }
   }
+  for (const auto &[key, value] : a.keywords)
+    if (isSupervisorKey(key))
+      return runSupervisedSession(s, a, env);
   checkKeywords(a, "session", {"config", "target", "graph"});
   rt::SessionOptions opts = sessionOptions(*this, a);
   opts.ignoreDeviceRequests = this->opts.oneDevice;

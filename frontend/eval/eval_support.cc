@@ -303,6 +303,8 @@ std::string EvaluatorImpl::toJson(const Value &v) {
 
 void EvaluatorImpl::print(const std::string &line) {
   std::lock_guard<std::mutex> lock(printMu);
+  if (progressLineShown.exchange(false))
+    std::cerr << "\r\x1b[K" << std::flush;
   std::ostream &os = opts.out ? *opts.out : std::cout;
   os << line << '\n';
   os.flush();

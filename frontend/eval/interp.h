@@ -151,6 +151,10 @@ public:
   // --- sessions and threads (eval_session.cc) ---
   std::shared_ptr<SessionObject> currentSession(const SourceLoc &loc);
   void runSessionBlock(const SessionStmt &s, const std::shared_ptr<Env> &env);
+  /// A session block with supervisor keys (logdir:, is_chief: ...):
+  /// TF's Supervisor.managed_session (supervisor.cc).
+  void runSupervisedSession(const SessionStmt &s, CallArgs &args,
+                            const std::shared_ptr<Env> &env);
   /// Shows the static pipeline warnings once each (errors under --Werror).
   void checkPipelinesAtRun(GraphContext &g);
   Value spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env);
@@ -158,6 +162,9 @@ public:
 
   EvalOptions opts;
   DiagnosticEngine &diags;
+  /// A supervised session's progress line is on stderr (a terminal);
+  /// print() clears it first so output does not run into it.
+  std::atomic<bool> progressLineShown{false};
   std::mutex gil;
   std::mutex printMu;
   std::shared_ptr<Env> builtins;
@@ -213,6 +220,11 @@ struct VariableOptions {
 /// variable object and adds it to the global variables.
 Value createVariable(EvaluatorImpl &ev, const std::string &baseName, const Value &init,
                      const VariableOptions &opts, const SourceLoc &loc);
+void installCheckpointBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_checkpoint.cc
+void installSummaryBuiltins(EvaluatorImpl &ev, Env &env);     // builtins_summary.cc
+void installSupervisorBuiltins(EvaluatorImpl &ev, Env &env);  // supervisor.cc
+/// Whether `key` is a supervised session's argument (supervisor.cc).
+bool isSupervisorKey(const std::string &key);
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);

@@ -105,6 +105,16 @@ public:
       : graph(g), session(std::move(s)) {}
   std::string typeName() const override { return "session"; }
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
+  /// Around each run() of the language (a supervised session's schedule):
+  /// an extra output to fetch in this run, given its feeds ...
+  virtual std::optional<ir::Output>
+  beforeRun(EvaluatorImpl &ev, const std::vector<ir::Output> &fetches,
+            const std::vector<ir::NodeId> &targets,
+            const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds) {
+    return std::nullopt;
+  }
+  /// ... and what to do after it succeeded (`extra`: that output's value).
+  virtual void afterRun(EvaluatorImpl &ev, const ir::Tensor *extra, const SourceLoc &loc) {}
   GraphContext *graph;
   std::unique_ptr<rt::Session> session;
   bool closed = false;

@@ -74,6 +74,11 @@ bool CoordinatorObject::shouldStop() {
   return stop_;
 }
 
+std::optional<Status> CoordinatorObject::error() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
 bool CoordinatorObject::waitForStop(double seconds) {
   std::unique_lock<std::mutex> lock(mu_);
   if (seconds < 0) {

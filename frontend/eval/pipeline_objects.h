@@ -24,6 +24,8 @@ public:
   std::optional<Status> requestStop(EvaluatorImpl *ev, std::optional<Status> error,
                                     const SourceLoc &loc);
   bool shouldStop();
+  /// The error a stop was requested with (a clean stop has none).
+  std::optional<Status> error();
   /// Waits up to `seconds` (forever if negative) for a stop request.
   bool waitForStop(double seconds);
   void registerThread(std::shared_ptr<ThreadObject> t);

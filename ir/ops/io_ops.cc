@@ -1,6 +1,9 @@
 // ir/ops/io_ops.cc: reader op rows (TF1's ReaderV2 family, resource
-// handles) and the small file ops: read_file, write_file, matching_files,
-// tf_record_write.
+// handles), the small file ops (read_file, write_file, matching_files,
+// tf_record_write) and the checkpoint ops a saver is built from
+// (save_checkpoint, restore_checkpoint: TF's SaveV2 and RestoreV2).
+#include <set>
+
 #include "ir/inference.h"
 #include "ir/op_registry.h"
 
@@ -38,6 +41,68 @@ Status scalarInput(InferenceContext &c, int i, const char *what) {
   const Shape &s = c.inputShape(i);
   if (s.hasRank() && s.rank() != 0)
     return c.error(std::string(what) + " must be a scalar, got shape " + s.str());
+  return Status::ok();
+}
+
+/// OpDefBuilder reads only "T...list" names as type lists; TF's name for
+/// the checkpoint ops' list ("dtypes") is set here.
+OpDef withTypeList(OpDef def, bool output, const std::string &arg, const std::string &attr) {
+  for (ArgDef &a : output ? def.outputs : def.inputs)
+    if (a.name == arg) {
+      a.typeAttr.clear();
+      a.typeListAttr = attr;
+    }
+  return def;
+}
+
+Status checkTensorNames(InferenceContext &c, size_t count) {
+  const auto &names = c.attr<std::vector<std::string>>("tensor_names");
+  if (names.size() != count)
+    return c.error("tensor_names has " + std::to_string(names.size()) + " names for " +
+                   std::to_string(count) + " tensors");
+  std::set<std::string> seen;
+  for (const std::string &n : names) {
+    if (n.empty())
+      return c.error("a tensor name is empty");
+    if (!seen.insert(n).second)
+      return c.error("tensor name '" + n + "' appears twice");
+  }
+  return Status::ok();
+}
+
+Status saveShape(InferenceContext &c) {
+  SLUICE_TRY(scalarInput(c, 0, "prefix"));
+  size_t n = static_cast<size_t>(c.numInputs() - 1);
+  SLUICE_TRY(checkTensorNames(c, n));
+  int64_t numShards = c.attr<int64_t>("num_shards");
+  const auto &shards = c.attr<std::vector<int64_t>>("shards");
+  if (!shards.empty() && shards.size() != n)
+    return c.error("shards has " + std::to_string(shards.size()) + " entries for " +
+                   std::to_string(n) + " tensors");
+  for (int64_t s : shards)
+    if (s < 0 || s >= numShards)
+      return c.error("shard " + std::to_string(s) + " is not in [0, " +
+                     std::to_string(numShards) + ")");
+  for (int i = 1; i < c.numInputs(); ++i)
+    if (c.inputType(i) == DType::kResource || c.inputType(i) == DType::kVariant)
+      return c.error("cannot save a tensor of dtype " + std::string(dtypeName(c.inputType(i))));
+  return Status::ok();
+}
+
+Status restoreShape(InferenceContext &c) {
+  SLUICE_TRY(scalarInput(c, 0, "prefix"));
+  size_t n = static_cast<size_t>(c.numOutputs());
+  SLUICE_TRY(checkTensorNames(c, n));
+  const auto &shapes = c.attr<std::vector<Shape>>("shapes");
+  if (!shapes.empty() && shapes.size() != n)
+    return c.error("shapes has " + std::to_string(shapes.size()) + " entries for " +
+                   std::to_string(n) + " tensors");
+  const auto &vars = c.attr<std::vector<std::string>>("variable_names");
+  if (!vars.empty() && vars.size() != n)
+    return c.error("variable_names has " + std::to_string(vars.size()) + " entries for " +
+                   std::to_string(n) + " tensors");
+  for (size_t i = 0; i < n; ++i)
+    c.setOutput(static_cast<int>(i), shapes.empty() ? Shape::unknown() : shapes[i]);
   return Status::ok();
 }
 
@@ -216,6 +281,41 @@ void registerIoOps(OpRegistry &reg) {
               })
               .doc("Writes records as a TFRecord file (for tests and tools).")
               .build());
+
+  reg.add(withTypeList(OpDefBuilder("save_checkpoint")
+                           .input("prefix: string")
+                           .input("tensors: dtypes")
+                           .attr("dtypes", AT::kTypeList)
+                           .attr("tensor_names", AT::kStringList)
+                           .attr("shards", AT::kIntList, std::vector<int64_t>{})
+                           .attr("num_shards", AT::kInt, int64_t{1})
+                           .minimum(1)
+                           .signature("prefix, tensors, tensor_names, shards, num_shards")
+                           .stateful()
+                           .expensive()
+                           .shape(saveShape)
+                           .doc("Writes the tensors as checkpoint `prefix` (P.index and "
+                                "P.data-k-of-N; tensor i in shard shards[i]), atomically.")
+                           .build(),
+                       false, "tensors", "dtypes"));
+
+  reg.add(withTypeList(OpDefBuilder("restore_checkpoint")
+                           .input("prefix: string")
+                           .output("tensors: dtypes")
+                           .attr("dtypes", AT::kTypeList)
+                           .attr("tensor_names", AT::kStringList)
+                           .attr("shapes", AT::kShapeList, std::vector<Shape>{})
+                           .attr("variable_names", AT::kStringList, std::vector<std::string>{})
+                           .signature("prefix, tensor_names, dtypes, shapes, variable_names")
+                           .stateful()
+                           .expensive()
+                           .shape(restoreShape)
+                           .doc("Reads the named tensors of checkpoint `prefix`, after checking "
+                                "every one (present, dtype, shape compatible with shapes[i], "
+                                "checksum): all of them or an error. variable_names name "
+                                "what each is restored into, for messages.")
+                           .build(),
+                       true, "tensors", "dtypes"));
 }
 
 } // namespace sluice::ir

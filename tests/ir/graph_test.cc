@@ -183,6 +183,20 @@ TEST(GraphTest, FinalizedGraphRejectsNodes) {
   EXPECT_EQ(n.status().code(), Code::kRuntimeError);
 }
 
+TEST(GraphTest, ACloneOfAFinalizedGraphTakesNodes) {
+  // Sessions run passes on a copy of a supervised session's finalized graph.
+  Graph g;
+  placeholder(g, "x", DType::kF32, Shape({3}));
+  g.finalize();
+  auto copy = g.clone();
+  EXPECT_FALSE(copy->isFinalized());
+  EXPECT_TRUE(g.isFinalized());
+  NodeSpec s;
+  s.op = "placeholder";
+  s.attrs["dtype"] = DType::kF32;
+  EXPECT_TRUE(copy->addNode(s).hasValue());
+}
+
 TEST(GraphTest, CloneIsDeep) {
   Graph g;
   Node *x = placeholder(g, "x", DType::kF32, Shape({3}));
