@@ -16,8 +16,14 @@ CancellationManager::registerCallback(std::function<void()> cb) {
 }
 
 bool CancellationManager::deregisterCallback(Token token) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return callbacks_.erase(token) > 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (callbacks_.erase(token) > 0)
+    return true;
+  // A callback deregistering itself (or a sibling) from inside startCancel
+  // must not wait for itself.
+  if (cancelled_ && cancellingThread_ != std::this_thread::get_id())
+    doneCv_.wait(lock, [&] { return callbacksDone_; });
+  return false;
 }
 
 void CancellationManager::startCancel() {
@@ -27,10 +33,16 @@ void CancellationManager::startCancel() {
     if (cancelled_)
       return;
     cancelled_ = true;
+    cancellingThread_ = std::this_thread::get_id();
     cbs.swap(callbacks_);
   }
   for (auto &[t, cb] : cbs)
     cb();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    callbacksDone_ = true;
+  }
+  doneCv_.notify_all();
 }
 
 bool CancellationManager::isCancelled() const {

@@ -2,9 +2,11 @@
 // out, or its session closes (TF's CancellationManager).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace sluice {
@@ -19,6 +21,9 @@ public:
   /// must then fail at once.
   Token registerCallback(std::function<void()> cb);
   /// Removes a callback; returns false if it already ran or is running.
+  /// While another thread is running the callbacks, this waits for them
+  /// to finish (as TF's does), so the caller may free what its callback
+  /// touches as soon as this returns.
   bool deregisterCallback(Token token);
   /// Runs every registered callback once, outside the lock.
   void startCancel();
@@ -26,7 +31,10 @@ public:
 
 private:
   mutable std::mutex mu_;
+  std::condition_variable doneCv_;
   bool cancelled_ = false;
+  bool callbacksDone_ = false;          // guarded by mu_
+  std::thread::id cancellingThread_;    // guarded by mu_
   Token next_ = 0;
   std::unordered_map<Token, std::function<void()>> callbacks_;
 };
