@@ -11,5 +11,6 @@ void addCompileCommand(CLI::App &app, int &exitCode);
 void addTestCommand(CLI::App &app, int &exitCode);
 void addServeCommand(CLI::App &app, int &exitCode);
 void addPlotCommand(CLI::App &app, int &exitCode);
+void addLaunchCommand(CLI::App &app, int &exitCode);
 
 } // namespace sluice::cli

@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
   sluice::cli::addCompileCommand(app, exitCode);
   sluice::cli::addTestCommand(app, exitCode);
   sluice::cli::addServeCommand(app, exitCode);
+  sluice::cli::addLaunchCommand(app, exitCode);
   sluice::cli::addPlotCommand(app, exitCode);
   try {
     app.parse(argc, argv);

@@ -21,6 +21,23 @@ bool parseIndex(const std::string &digits, int &index) {
 
 } // namespace
 
+Expected<ClusterFile> loadClusterFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream text;
+  if (!f || !(text << f.rdbuf()))
+    return invalidArgument("cannot read '" + path + "'");
+  std::string json = text.str();
+  ClusterFile out;
+  auto asConfig = ir::parseTfConfig(json);
+  if (json.find("\"cluster\"") != std::string::npos && asConfig.hasValue()) {
+    out.cluster = asConfig->cluster;
+    out.tfConfig = *asConfig;
+    return out;
+  }
+  SLUICE_ASSIGN_OR_RETURN(out.cluster, ir::clusterSpecFromJson(json));
+  return out;
+}
+
 std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &err, int &code) {
   std::string type = flags.job;
   std::optional<int> index;
@@ -52,25 +69,13 @@ std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &
   };
   std::string which = !flags.task.empty() ? "--task " + flags.task : "--job " + flags.job;
   if (!flags.clusterFile.empty()) {
-    std::ifstream f(flags.clusterFile, std::ios::binary);
-    std::stringstream text;
-    if (!f || !(text << f.rdbuf()))
-      return fail("--cluster", invalidArgument("cannot read '" + flags.clusterFile + "'"));
-    std::string json = text.str();
+    auto file = loadClusterFile(flags.clusterFile);
+    if (!file.hasValue())
+      return fail("--cluster " + flags.clusterFile, file.status());
     // A whole TF_CONFIG names its task; --job/--task override it.
-    auto asConfig = ir::parseTfConfig(json);
-    bool isTfConfig = json.find("\"cluster\"") != std::string::npos && asConfig.hasValue();
-    if (isTfConfig && type.empty())
-      return *asConfig;
-    ir::ClusterSpec cluster;
-    if (isTfConfig) {
-      cluster = asConfig->cluster;
-    } else {
-      auto c = ir::clusterSpecFromJson(json);
-      if (!c.hasValue())
-        return fail("--cluster " + flags.clusterFile, c.status());
-      cluster = *c;
-    }
+    if (file->tfConfig && type.empty())
+      return *file->tfConfig;
+    const ir::ClusterSpec &cluster = file->cluster;
     if (type.empty())
       return fail("--cluster " + flags.clusterFile,
                   invalidArgument("a cluster needs --task JOB:INDEX (or --job JOB --task INDEX) "

@@ -13,6 +13,14 @@
 
 namespace sluice::frontend {
 
+/// A --cluster file: a cluster spec, or a whole TF_CONFIG (which also
+/// names a task).
+struct ClusterFile {
+  ir::ClusterSpec cluster;
+  std::optional<ir::TaskConfig> tfConfig;
+};
+Expected<ClusterFile> loadClusterFile(const std::string &path);
+
 /// The task `task` is bound to; exit code 2 (usage) or 1 (bad cluster or
 /// TF_CONFIG) with the message on `err` when it cannot be resolved.
 std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &err, int &code);

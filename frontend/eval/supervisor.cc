@@ -402,6 +402,9 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
     stallDetection = cfg->stallDetection;
   }
   sopts.ignoreDeviceRequests = opts.oneDevice;
+  // TF's Supervisor.managed_session(master): the chief and the others
+  // reach the ps tasks' variables through the cluster.
+  sopts.cluster = sessionCluster(*this, argOr(a, 99, "target", Value::none()), s.loc);
   GraphContext *g = ts().graph;
   SupervisorConfig cfg = configure(*this, a, *g);
   std::set<ir::NodeId> summaryPlaceholders;
