@@ -35,6 +35,7 @@ void registerAllKernels(KernelRegistry &reg) {
   registerStringKernels(reg);
   registerControlKernels(reg);
   registerDataFlowKernels(reg);
+  registerAccumulatorKernels(reg);
   registerIoKernels(reg);
   registerCheckpointKernels(reg);
   registerSummaryKernels(reg);

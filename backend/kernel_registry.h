@@ -48,6 +48,7 @@ void registerStateKernels(KernelRegistry &reg);
 void registerStringKernels(KernelRegistry &reg);
 void registerControlKernels(KernelRegistry &reg);
 void registerDataFlowKernels(KernelRegistry &reg); // backend/cpu/data_flow_kernels.cc
+void registerAccumulatorKernels(KernelRegistry &reg); // backend/cpu/accumulator_kernels.cc
 void registerIoKernels(KernelRegistry &reg);      // backend/cpu/io_kernels.cc
 void registerCheckpointKernels(KernelRegistry &reg); // backend/cpu/checkpoint_kernels.cc
 void registerSummaryKernels(KernelRegistry &reg);    // backend/cpu/summary_kernels.cc

@@ -26,6 +26,7 @@ EvaluatorImpl::EvaluatorImpl(EvalOptions o, DiagnosticEngine &d)
   installTrainingBuiltins(*this, *builtins);
   installLossBuiltins(*this, *builtins);
   installOptimizerBuiltins(*this, *builtins);
+  installSyncReplicasBuiltins(*this, *builtins);
   installServerBuiltins(*this, *builtins);
   installCheckpointBuiltins(*this, *builtins);
   installSummaryBuiltins(*this, *builtins);

@@ -47,6 +47,7 @@ void registerAllOps(OpRegistry &reg) {
   registerStringOps(reg);
   registerControlOps(reg);
   registerDataFlowOps(reg);
+  registerAccumulatorOps(reg);
   registerIoOps(reg);
   registerSummaryOps(reg);
   registerParsingOps(reg);

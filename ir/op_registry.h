@@ -40,6 +40,7 @@ void registerStateOps(OpRegistry &reg);
 void registerStringOps(OpRegistry &reg);
 void registerControlOps(OpRegistry &reg);
 void registerDataFlowOps(OpRegistry &reg); // ir/ops/data_flow_ops.cc
+void registerAccumulatorOps(OpRegistry &reg); // ir/ops/accumulator_ops.cc
 void registerIoOps(OpRegistry &reg);      // ir/ops/io_ops.cc
 void registerSummaryOps(OpRegistry &reg); // ir/ops/summary_ops.cc
 void registerParsingOps(OpRegistry &reg); // ir/ops/parsing_ops.cc

@@ -202,6 +202,7 @@ void installReplicationBuiltins(EvaluatorImpl &ev, Env &env); // builtins_replic
 void installTrainingBuiltins(EvaluatorImpl &ev, Env &env);   // builtins_training.cc
 void installLossBuiltins(EvaluatorImpl &ev, Env &env);       // builtins_losses.cc
 void installOptimizerBuiltins(EvaluatorImpl &ev, Env &env);  // builtins_optimizers.cc
+void installSyncReplicasBuiltins(EvaluatorImpl &ev, Env &env); // builtins_sync_replicas.cc
 void installServerBuiltins(EvaluatorImpl &ev, Env &env);     // builtins_server.cc
 /// The cluster a session block's `target` names; null: in-process.
 std::shared_ptr<rt::RemoteCluster> sessionCluster(EvaluatorImpl &ev, const Value &target,

@@ -65,9 +65,13 @@ void Server::join() {
 void Server::stop() {
   if (!server_ || stopped_.exchange(true))
     return;
-  // Calls still running after the grace period are cancelled.
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  // First fail every step and refuse new ones, so that every open call
+  // finishes: gRPC's Shutdown waits for them, and a call finished after
+  // it returned would touch a server that is gone.
   service_->cancelAll(cancelled("the server of task " + service_->task() + " is stopping"));
+  // Calls still open after the grace period (a receiver that does not
+  // read its answer) are cancelled.
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
 } // namespace sluice::dist

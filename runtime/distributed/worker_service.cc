@@ -1,6 +1,7 @@
 // runtime/distributed/worker_service.cc: a task's side of the cluster.
 #include "runtime/distributed/worker_service.h"
 
+#include <atomic>
 #include <thread>
 
 #include "ir/device_spec.h"
@@ -178,6 +179,70 @@ private:
   std::chrono::steady_clock::time_point deadline_;
 };
 
+// --- reactors that may outlive their call ------------------------------------------
+
+// A RecvTensor waits in the step's rendezvous for a send that may never
+// come (its step was aborted elsewhere, or the receiver gave up). It
+// finishes exactly once: with the tensor, with the step's error, or when
+// gRPC cancels the call (the receiver's deadline or cancellation, the
+// server's shutdown). The waiter keeps it alive after gRPC is done with it.
+class WorkerService::RecvTensorReactor : public grpc::ServerUnaryReactor {
+public:
+  static std::shared_ptr<RecvTensorReactor> make(rpc::RecvTensorResponse *resp) {
+    std::shared_ptr<RecvTensorReactor> r(new RecvTensorReactor(resp));
+    r->self_ = r;
+    return r;
+  }
+  void finishWith(const Status &s, const ir::Tensor *t) {
+    if (finished_.exchange(true))
+      return;
+    if (!s.isOk())
+      return Finish(toGrpc(s));
+    encodeTensor(*t, resp_->mutable_tensor());
+    Finish(grpc::Status::OK);
+  }
+  void OnCancel() override { finishWith(cancelled("RecvTensor was cancelled"), nullptr); }
+  void OnDone() override { self_.reset(); }
+
+private:
+  explicit RecvTensorReactor(rpc::RecvTensorResponse *resp) : resp_(resp) {}
+  rpc::RecvTensorResponse *resp_;
+  std::atomic<bool> finished_{false};
+  std::shared_ptr<RecvTensorReactor> self_; // until gRPC is done with the call
+};
+
+// A RunGraph runs on a step thread; a call the master cancels (its session
+// closed, its deadline passed) cancels the partition at once rather than
+// when the step's own deadline or an AbortStep comes.
+class WorkerService::RunGraphReactor : public grpc::ServerUnaryReactor {
+public:
+  static std::shared_ptr<RunGraphReactor> make(std::shared_ptr<Step> step) {
+    std::shared_ptr<RunGraphReactor> r(new RunGraphReactor(std::move(step)));
+    r->self_ = r;
+    return r;
+  }
+  /// Finishes once; `answer` fills the response (gRPC frees it after the
+  /// call is done, so only the one who finishes may write it).
+  template <typename F> void finishWith(F &&answer) {
+    if (!finished_.exchange(true))
+      Finish(answer());
+  }
+  void OnCancel() override {
+    step_->local.abort(cancelled("the master cancelled the step"));
+    step_->cm.startCancel();
+    finishWith([] {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the master cancelled the step");
+    });
+  }
+  void OnDone() override { self_.reset(); }
+
+private:
+  explicit RunGraphReactor(std::shared_ptr<Step> step) : step_(std::move(step)) {}
+  std::shared_ptr<Step> step_;
+  std::atomic<bool> finished_{false};
+  std::shared_ptr<RunGraphReactor> self_;
+};
+
 // --- the service -----------------------------------------------------------------
 
 WorkerService::WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
@@ -194,6 +259,7 @@ void WorkerService::cancelAll(const Status &why) {
   std::map<int64_t, std::shared_ptr<Step>> steps;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
     steps.swap(steps_);
   }
   for (auto &[id, s] : steps) {
@@ -219,6 +285,8 @@ bool WorkerService::authorized(grpc::CallbackServerContext *ctx) const {
 
 std::shared_ptr<WorkerService::Step> WorkerService::step(int64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_)
+    return nullptr;
   auto &s = steps_[id];
   if (!s)
     s = std::make_shared<Step>();
@@ -335,8 +403,14 @@ grpc::ServerUnaryReactor *WorkerService::DeregisterGraph(grpc::CallbackServerCon
 grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *ctx,
                                                   const rpc::RunGraphRequest *req,
                                                   rpc::RunGraphResponse *resp) {
-  auto *reactor = ctx->DefaultReactor();
-  SLUICE_CHECK_TOKEN(ctx, reactor)
+  auto refuse = [ctx](const grpc::Status &s) {
+    auto *reactor = ctx->DefaultReactor();
+    reactor->Finish(s);
+    return reactor;
+  };
+  if (!authorized(ctx))
+    return refuse(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                               "the call does not carry the cluster's token"));
   std::shared_ptr<rt::Executor> exec;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -344,29 +418,26 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
     if (it != graphs_.end())
       exec = it->second;
   }
-  if (!exec) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                 "task " + task_ + " has no graph '" + req->handle() + "'"));
-    return reactor;
-  }
+  if (!exec)
+    return refuse(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                               "task " + task_ + " has no graph '" + req->handle() + "'"));
   auto feeds = std::make_shared<std::vector<ir::Tensor>>();
   for (const rpc::TensorProto &t : req->feeds()) {
     auto v = decodeTensor(t);
-    if (!v.hasValue()) {
-      reactor->Finish(toGrpc(v.status()));
-      return reactor;
-    }
+    if (!v.hasValue())
+      return refuse(toGrpc(v.status()));
     feeds->push_back(std::move(*v));
   }
-  if (feeds->size() != exec->feeds().size()) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                 "expected " + std::to_string(exec->feeds().size()) + " feeds"));
-    return reactor;
-  }
+  if (feeds->size() != exec->feeds().size())
+    return refuse(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                               "expected " + std::to_string(exec->feeds().size()) + " feeds"));
   dropOldSteps();
   int64_t id = req->step_id();
   auto deadline = deadlineAfter(req->timeout_ms());
   std::shared_ptr<Step> st = step(id);
+  if (!st)
+    return refuse(toGrpc(unavailable("task " + task_ + " is stopping")));
+  auto reactor = RunGraphReactor::make(st);
   // The executor blocks its thread until the partition is done.
   runners_.start([this, exec, st, feeds, id, deadline, reactor, resp] {
     StepRendezvous rendezvous(*this, st, id, deadline);
@@ -382,29 +453,37 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
     if (!r.hasValue()) {
       // The other partitions of this step must not wait for our sends.
       rendezvous.abort(r.status());
-      reactor->Finish(toGrpc(r.status()));
+      reactor->finishWith([&] { return toGrpc(r.status()); });
       return;
     }
-    for (const ir::Tensor &t : *r)
-      encodeTensor(t, resp->add_fetches());
-    reactor->Finish(grpc::Status::OK);
+    reactor->finishWith([&] {
+      for (const ir::Tensor &t : *r)
+        encodeTensor(t, resp->add_fetches());
+      return grpc::Status::OK;
+    });
   });
-  return reactor;
+  return reactor.get();
 }
 
 grpc::ServerUnaryReactor *WorkerService::RecvTensor(grpc::CallbackServerContext *ctx,
                                                     const rpc::RecvTensorRequest *req,
                                                     rpc::RecvTensorResponse *resp) {
-  auto *reactor = ctx->DefaultReactor();
-  SLUICE_CHECK_TOKEN(ctx, reactor)
+  if (!authorized(ctx)) {
+    auto *reactor = ctx->DefaultReactor();
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                                 "the call does not carry the cluster's token"));
+    return reactor;
+  }
+  auto reactor = RecvTensorReactor::make(resp);
   std::shared_ptr<Step> st = step(req->step_id());
-  st->local.recvAsync(req->key(), nullptr, [reactor, resp](Status s, ir::Tensor t) {
-    if (!s.isOk())
-      return reactor->Finish(toGrpc(s));
-    encodeTensor(t, resp->mutable_tensor());
-    reactor->Finish(grpc::Status::OK);
+  if (!st) {
+    reactor->finishWith(unavailable("task " + task_ + " is stopping"), nullptr);
+    return reactor.get();
+  }
+  st->local.recvAsync(req->key(), nullptr, [reactor](Status s, ir::Tensor t) {
+    reactor->finishWith(s, &t);
   });
-  return reactor;
+  return reactor.get();
 }
 
 grpc::ServerUnaryReactor *WorkerService::AbortStep(grpc::CallbackServerContext *ctx,
@@ -413,6 +492,10 @@ grpc::ServerUnaryReactor *WorkerService::AbortStep(grpc::CallbackServerContext *
   auto *reactor = ctx->DefaultReactor();
   SLUICE_CHECK_TOKEN(ctx, reactor)
   std::shared_ptr<Step> st = step(req->step_id());
+  if (!st) { // stopping: every step is failed already
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
   // The code comes off the wire: anything outside Sluice's range is an abort.
   int code = req->code();
   Status why = code > 0 && code <= static_cast<int>(Code::kRuntimeError)

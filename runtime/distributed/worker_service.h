@@ -29,7 +29,8 @@ public:
   ~WorkerService() override;
 
   const std::string &task() const { return task_; }
-  /// Fails every step in flight (the server is stopping).
+  /// Refuses new calls from now on and fails every step in flight, so
+  /// that every call still open finishes (gRPC's Shutdown waits for them).
   void cancelAll(const Status &why);
   /// Partitions registered now (tests: sessions deregister theirs).
   size_t numGraphs() const;
@@ -59,9 +60,12 @@ public:
 private:
   struct Step;
   class StepRendezvous;
+  class RecvTensorReactor;
+  class RunGraphReactor;
 
   /// The call carries the cluster's token (when one is set).
   bool authorized(grpc::CallbackServerContext *ctx) const;
+  /// The step's state, made on first use; null once the task is stopping.
   std::shared_ptr<Step> step(int64_t id);
   void dropOldSteps();
 
@@ -77,6 +81,7 @@ private:
   std::map<std::string, std::shared_ptr<rt::Executor>> graphs_; // guarded by mu_
   std::map<int64_t, std::shared_ptr<Step>> steps_;              // guarded by mu_
   int64_t nextGraph_ = 1;                                       // guarded by mu_
+  bool stopping_ = false;                                       // guarded by mu_
 };
 
 } // namespace sluice::dist
