@@ -519,6 +519,13 @@ Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   return result;
 }
 
+void Session::cancelRunningSteps() {
+  std::lock_guard<std::mutex> lock(stepsMu_);
+  // Under the lock: a step removes its manager only while holding it.
+  for (CancellationManager *cm : activeSteps_)
+    cm->startCancel();
+}
+
 Status Session::close() {
   std::unique_lock<std::mutex> lock(stepsMu_);
   closed_ = true;

@@ -97,6 +97,9 @@ public:
   /// closed.". Closing twice is fine.
   Status close();
   bool isClosed() const;
+  /// Cancels the steps running now (their blocked ops fail with
+  /// cancelled) and leaves the session open for later runs.
+  void cancelRunningSteps();
 
   backend::ResourceMgr &resources() { return resources_; }
   const SessionOptions &options() const { return options_; }

@@ -487,6 +487,24 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
   }
   try {
     sess->coord->requestStop(this, std::nullopt, s.loc);
+    // Better than TF, whose join waits out stop_grace_secs for a runner
+    // blocked in a step (a chief's sync-replicas runner waiting for
+    // gradients that will not come): after a short wait, the steps still
+    // running are cancelled, and a thread cancelled after the stop ends
+    // cleanly.
+    {
+      GilRelease release(gil);
+      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+      auto alive = [&] {
+        for (auto &th : runnerThreads)
+          if (th->isAlive())
+            return true;
+        return false;
+      };
+      while (alive() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      sess->session->cancelRunningSteps();
+    }
     sess->coord->join(*this, runnerThreads, sess->cfg.stopGraceSecs, false, s.loc);
   } catch (LangError &e) {
     if (!failure)
