@@ -288,9 +288,21 @@ int main(int argc, char **argv) {
   std::printf("BENCH raw_tcp_4MiB_writes_MBps %.0f MB/s ratio=1 goal=1\n", rawMBps);
   std::printf("BENCH raw_tcp_64B_round_trip_us %.1f us ratio=1 goal=1\n", rawRttUs);
   std::fflush(stdout);
+  // Arguments name the figures to run (for profiling one); none: all.
+  auto wanted = [&](const char *figure) {
+    if (argc < 2)
+      return true;
+    for (int i = 1; i < argc; ++i)
+      if (std::strcmp(argv[i], figure) == 0)
+        return true;
+    return false;
+  };
   Cluster c;
-  smallStep(c, rawRttUs);
-  pullAndPush(c, rawMBps);
-  training(c, rawMBps);
+  if (wanted("small"))
+    smallStep(c, rawRttUs);
+  if (wanted("transfer"))
+    pullAndPush(c, rawMBps);
+  if (wanted("train"))
+    training(c, rawMBps);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "ir/device_spec.h"
 #include "ir/text/parser.h"
 #include "runtime/distributed/tensor_codec.h"
+#include "runtime/distributed/tensor_wire.h"
 
 namespace sluice::dist {
 
@@ -70,7 +71,7 @@ std::shared_ptr<grpc::Channel> makeChannel(const std::string &address,
 
 // --- peers -------------------------------------------------------------------
 
-Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *address) {
+Expected<Peers::Peer *> Peers::peer(const std::string &task, std::string *address) {
   auto spec = ir::DeviceSpec::parse(task);
   if (!spec.hasValue() || !spec->job)
     return invalidArgument("'" + task + "' is not a task name");
@@ -80,10 +81,23 @@ Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *
   if (address)
     *address = *addr;
   std::lock_guard<std::mutex> lock(mu_);
-  auto &s = stubs_[task];
-  if (!s)
-    s = rpc::Worker::NewStub(makeChannel(*addr, opts_));
-  return s.get();
+  Peer &p = peers_[task];
+  if (!p.stub) {
+    auto channel = makeChannel(*addr, opts_);
+    p.stub = rpc::Worker::NewStub(channel);
+    p.raw = std::make_unique<grpc::GenericStub>(channel);
+  }
+  return &p;
+}
+
+Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *address) {
+  SLUICE_ASSIGN_OR_RETURN(Peer * p, peer(task, address));
+  return p->stub.get();
+}
+
+Expected<grpc::GenericStub *> Peers::rawStub(const std::string &task, std::string *address) {
+  SLUICE_ASSIGN_OR_RETURN(Peer * p, peer(task, address));
+  return p->raw.get();
 }
 
 std::unique_ptr<grpc::ClientContext>
@@ -132,21 +146,22 @@ public:
     if (from == svc_.task_)
       return step_->local.recvAsync(key, cm, std::move(done));
     std::string address;
-    auto stub = svc_.peers_.stub(from, &address);
+    auto stub = svc_.peers_.rawStub(from, &address);
     if (!stub.hasValue())
       return done(stub.takeStatus(), {});
     struct Call {
       std::unique_ptr<grpc::ClientContext> ctx;
-      rpc::RecvTensorRequest req;
-      rpc::RecvTensorResponse resp;
+      grpc::ByteBuffer req, resp;
       DoneCallback done;
       CancellationManager *cm = nullptr;
       CancellationManager::Token token = CancellationManager::kInvalidToken;
     };
     auto call = std::make_shared<Call>();
     call->ctx = svc_.peers_.context(deadline_);
-    call->req.set_step_id(stepId_);
-    call->req.set_key(key);
+    rpc::RecvTensorRequest req;
+    req.set_step_id(stepId_);
+    req.set_key(key);
+    call->req = encodeWithTensors(req, 0, {});
     call->done = std::move(done);
     if (cm) {
       grpc::ClientContext *ctx = call->ctx.get();
@@ -156,17 +171,22 @@ public:
         return call->done(cancelled("RecvAsync is cancelled."), {});
     }
     std::string peer = "task " + from + " at " + address;
-    (*stub)->async()->RecvTensor(call->ctx.get(), &call->req, &call->resp,
-                                 [call, peer](grpc::Status s) {
-                                   if (call->cm)
-                                     call->cm->deregisterCallback(call->token);
-                                   if (!s.ok())
-                                     return call->done(fromGrpc(s, peer), {});
-                                   auto t = decodeTensor(call->resp.tensor());
-                                   if (!t.hasValue())
-                                     return call->done(t.takeStatus(), {});
-                                   call->done(Status::ok(), std::move(*t));
-                                 });
+    (*stub)->UnaryCall(call->ctx.get(), kRecvTensorMethod, grpc::StubOptions(), &call->req,
+                       &call->resp, [call, peer](grpc::Status s) {
+                         if (call->cm)
+                           call->cm->deregisterCallback(call->token);
+                         if (!s.ok())
+                           return call->done(fromGrpc(s, peer), {});
+                         rpc::RecvTensorResponse rest;
+                         std::vector<ir::Tensor> t;
+                         Status d = decodeWithTensors(
+                             call->resp, &rest, rpc::RecvTensorResponse::kTensorFieldNumber, &t);
+                         if (d.isOk() && t.empty())
+                           d = invalidArgument("a RecvTensor answer holds no tensor");
+                         if (!d.isOk())
+                           return call->done(d, {});
+                         call->done(Status::ok(), std::move(t.back()));
+                       });
   }
 
   void abort(Status s) override { step_->local.abort(std::move(s)); }
@@ -333,10 +353,19 @@ grpc::ServerUnaryReactor *WorkerService::DeregisterGraph(grpc::CallbackServerCon
 }
 
 grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *ctx,
-                                                  const rpc::RunGraphRequest *req,
-                                                  rpc::RunGraphResponse *resp) {
+                                                  const grpc::ByteBuffer *request,
+                                                  grpc::ByteBuffer *resp) {
   auto *reactor = ctx->DefaultReactor();
   SLUICE_CHECK_TOKEN(ctx, reactor)
+  auto feeds = std::make_shared<std::vector<ir::Tensor>>();
+  rpc::RunGraphRequest head; // all but the feeds
+  Status decoded =
+      decodeWithTensors(*request, &head, rpc::RunGraphRequest::kFeedsFieldNumber, feeds.get());
+  if (!decoded.isOk()) {
+    reactor->Finish(toGrpc(decoded));
+    return reactor;
+  }
+  const rpc::RunGraphRequest *req = &head;
   std::shared_ptr<rt::Executor> exec;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -348,15 +377,6 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
     reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
                                  "task " + task_ + " has no graph '" + req->handle() + "'"));
     return reactor;
-  }
-  auto feeds = std::make_shared<std::vector<ir::Tensor>>();
-  for (const rpc::TensorProto &t : req->feeds()) {
-    auto v = decodeTensor(t);
-    if (!v.hasValue()) {
-      reactor->Finish(toGrpc(v.status()));
-      return reactor;
-    }
-    feeds->push_back(std::move(*v));
   }
   if (feeds->size() != exec->feeds().size()) {
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -385,23 +405,30 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
       reactor->Finish(toGrpc(r.status()));
       return;
     }
-    for (const ir::Tensor &t : *r)
-      encodeTensor(t, resp->add_fetches());
+    *resp = encodeWithTensors(rpc::RunGraphResponse(),
+                              rpc::RunGraphResponse::kFetchesFieldNumber, *r);
     reactor->Finish(grpc::Status::OK);
   });
   return reactor;
 }
 
 grpc::ServerUnaryReactor *WorkerService::RecvTensor(grpc::CallbackServerContext *ctx,
-                                                    const rpc::RecvTensorRequest *req,
-                                                    rpc::RecvTensorResponse *resp) {
+                                                    const grpc::ByteBuffer *request,
+                                                    grpc::ByteBuffer *resp) {
   auto *reactor = ctx->DefaultReactor();
   SLUICE_CHECK_TOKEN(ctx, reactor)
-  std::shared_ptr<Step> st = step(req->step_id());
-  st->local.recvAsync(req->key(), nullptr, [reactor, resp](Status s, ir::Tensor t) {
+  rpc::RecvTensorRequest req;
+  Status decoded = decodeWithTensors(*request, &req);
+  if (!decoded.isOk()) {
+    reactor->Finish(toGrpc(decoded));
+    return reactor;
+  }
+  std::shared_ptr<Step> st = step(req.step_id());
+  st->local.recvAsync(req.key(), nullptr, [reactor, resp](Status s, ir::Tensor t) {
     if (!s.isOk())
       return reactor->Finish(toGrpc(s));
-    encodeTensor(t, resp->mutable_tensor());
+    *resp = encodeWithTensors(rpc::RecvTensorResponse(),
+                              rpc::RecvTensorResponse::kTensorFieldNumber, {t});
     reactor->Finish(grpc::Status::OK);
   });
   return reactor;
