@@ -204,7 +204,16 @@ template <typename Step> double medianStepSeconds(int steps, Step step) {
 
 // --- figures ------------------------------------------------------------------
 
-void pullAndPush(Cluster &c, double rawMBps) {
+// The machine is shared, so its load drifts during a run: each size's
+// ratio is against raw loopback measured just before it (the same way,
+// 256 MiB per run), not only at the start.
+double rawNow() {
+  double mbps = bench::rawTcpBandwidthMBps(4 * kMiB, 256 * kMiB, 3);
+  std::fprintf(stderr, "bench_cluster: raw loopback now %.0f MB/s\n", mbps);
+  return mbps;
+}
+
+void pullAndPush(Cluster &c) {
   ir::Graph g;
   std::vector<PsVariable> vars;
   for (size_t bytes : kSizes)
@@ -214,6 +223,7 @@ void pullAndPush(Cluster &c, double rawMBps) {
     size_t bytes = kSizes[i];
     PsVariable &v = vars[i];
     int steps = static_cast<int>(std::clamp<size_t>(kBytesPerRep / bytes, 3, 500));
+    double rawMBps = rawNow();
     // Push first: its first step initializes the variable.
     double push = medianStepSeconds(steps, [&] { runOrDie(*s, {{v.fed, v.value}}, {}, {v.store}); });
     double pull = medianStepSeconds(steps, [&] { runOrDie(*s, {}, {v.read}, {}); });
@@ -245,12 +255,13 @@ void smallStep(Cluster &c, double rawRttUs) {
 // the workers move per second over raw loopback's one-stream bandwidth:
 // an ideal of N x the 1-worker rate would ask 2 cores for more than the
 // loopback stream itself gets, so the wire is the honest ceiling.
-void training(Cluster &c, double rawMBps) {
+void training(Cluster &c) {
   ir::Graph g;
   PsVariable w = addVariable(g, "w", kTrainBytes, "assign_add");
   ir::NodeId init = addNode(g, "w_init", "assign", {w.ref, w.fed}).node;
   runOrDie(*c.session(g), {{w.fed, w.value}}, {}, {init});
   for (int workers : {1, 2, 4}) {
+    double rawMBps = rawNow();
     std::vector<std::unique_ptr<rt::Session>> sessions;
     for (int i = 0; i < workers; ++i) {
       sessions.push_back(c.session(g));
@@ -282,7 +293,6 @@ void training(Cluster &c, double rawMBps) {
 int main(int argc, char **argv) {
   if (argc == 3 && std::strcmp(argv[1], kServeFlag) == 0)
     return servePs(argv[2]);
-  // The raw ceilings fork: they run before gRPC starts any thread.
   double rawMBps = bench::rawTcpBandwidthMBps(4 * kMiB, 1024 * kMiB, kReps);
   double rawRttUs = bench::rawTcpRoundTripUs(64, 20000, kReps);
   std::printf("BENCH raw_tcp_4MiB_writes_MBps %.0f MB/s ratio=1 goal=1\n", rawMBps);
@@ -301,8 +311,8 @@ int main(int argc, char **argv) {
   if (wanted("small"))
     smallStep(c, rawRttUs);
   if (wanted("transfer"))
-    pullAndPush(c, rawMBps);
+    pullAndPush(c);
   if (wanted("train"))
-    training(c, rawMBps);
+    training(c);
   return 0;
 }

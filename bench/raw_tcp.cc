@@ -55,12 +55,13 @@ double median(std::vector<double> v) {
 }
 
 // The forked side: reads `total` bytes and acks, or echoes `msg` bytes
-// `count` times, once per run (warm-up included).
-[[noreturn]] void serve(int listener, bool bandwidth, size_t msg, size_t count, int runs) {
+// `count` times, once per run (warm-up included). It only makes system
+// calls, so the parent may have threads (gRPC's) when it forks.
+[[noreturn]] void serve(int listener, bool bandwidth, size_t msg, size_t count, int runs,
+                        std::vector<char> &buf) {
   int s = ::accept(listener, nullptr, nullptr);
   int one = 1;
   ::setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  std::vector<char> buf(std::max<size_t>(msg, 1 << 22));
   for (int r = 0; r < runs; ++r) {
     if (bandwidth) {
       size_t got = 0;
@@ -95,10 +96,11 @@ std::vector<double> measure(bool bandwidth, size_t msg, size_t count, int reps) 
     std::perror("raw tcp bind/listen");
     std::exit(1);
   }
+  std::vector<char> serverBuf(std::max<size_t>(msg, 1 << 22));
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid == 0)
-    serve(listener, bandwidth, msg, count, reps + 1);
+    serve(listener, bandwidth, msg, count, reps + 1, serverBuf);
   ::close(listener);
   int s = ::socket(AF_INET, SOCK_STREAM, 0);
   if (::connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a)) {

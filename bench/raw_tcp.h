@@ -9,7 +9,7 @@ namespace sluice::bench {
 
 /// Median MB/s (1e6 bytes) over `reps` runs of streaming `total` bytes in
 /// `msg`-byte writes to a forked reader that acks each run with one byte.
-/// Forks: call it before the process starts threads.
+/// The forked side makes only system calls, so threads may be running.
 double rawTcpBandwidthMBps(size_t msg, size_t total, int reps);
 
 /// Median µs per `msg`-byte ping-pong with a forked echoer, over `reps`

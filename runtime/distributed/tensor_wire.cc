@@ -4,6 +4,7 @@
 #include "runtime/distributed/tensor_wire.h"
 
 #include <google/protobuf/message_lite.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
@@ -183,6 +184,21 @@ private:
   size_t size_ = 0, pos_ = 0, slice_ = 0;
 };
 
+// A big tensor's fresh pages are faulted in as they are first written:
+// with 4 KiB pages that costs more than the copy itself (shared/peers'
+// `raw touch`: 0.34 GB/s against 11 GB/s with huge pages), so the pages
+// of a decoded tensor the copy is about to fill ask to be huge.
+void preferHugePages(ir::Tensor &t) {
+  constexpr uintptr_t kHuge = 2 << 20;
+  if (t.byteSize() < 2 * kHuge)
+    return;
+  auto begin = reinterpret_cast<uintptr_t>(t.rawData());
+  uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t last = (begin + t.byteSize()) & ~(kHuge - 1);
+  if (last > first)
+    ::madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
+}
+
 Status malformed() { return invalidArgument("a message from another task is malformed"); }
 
 // Skips the payload of a field of `wireType` whose tag was just read.
@@ -259,6 +275,7 @@ Expected<ir::Tensor> readTensor(SliceReader &r, size_t end) {
     return out;
   }
   SLUICE_TRY(checkDataBytes(out, dataLen));
+  preferHugePages(out);
   r.seek(dataPos);
   r.copy(out.rawData(), dataLen);
   r.seek(end);
