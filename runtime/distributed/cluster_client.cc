@@ -157,6 +157,7 @@ void ClusterClient::fireAndForget(const std::string &task, Req req, Start start)
     ++inFlight_;
   }
   start(*stub, call->ctx.get(), &call->req, &call->resp, [this, call](grpc::Status) {
+    call->ctx.reset(); // before the client may be destroyed (peers.h)
     std::lock_guard<std::mutex> lock(mu_);
     if (--inFlight_ == 0)
       idleCv_.notify_all();
@@ -204,6 +205,7 @@ void ClusterClient::runPartition(const std::string &device, const std::string &h
   call->peer = "task " + task + " at " + address;
   (*stub)->UnaryCall(call->ctx.get(), kRunGraphMethod, grpc::StubOptions(), &call->req,
                      &call->resp, [call](grpc::Status s) {
+                       call->ctx.reset(); // before the step may end (peers.h)
                        if (!s.ok())
                          return call->done(fromGrpc(s, call->peer), {});
                        rpc::RunGraphResponse rest;

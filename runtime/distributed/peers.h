@@ -18,6 +18,12 @@
 namespace sluice::dist {
 
 /// A call context carrying the options' token, with `deadline` (max: none).
+///
+/// An async call's completion callback must destroy its context before it
+/// reports the call done: the context holds the channel, and gRPC
+/// (1.51) crashes when a channel's last reference drops on one of the
+/// threads that run callbacks (grpc/grpc#32584), which is what happens if
+/// the owner of the stubs is already gone when the context dies there.
 std::unique_ptr<grpc::ClientContext> makeContext(const ChannelOptions &opts,
                                                  std::chrono::steady_clock::time_point deadline);
 

@@ -175,6 +175,7 @@ public:
                        &call->resp, [call, peer](grpc::Status s) {
                          if (call->cm)
                            call->cm->deregisterCallback(call->token);
+                         call->ctx.reset(); // before the step may end (peers.h)
                          if (!s.ok())
                            return call->done(fromGrpc(s, peer), {});
                          rpc::RecvTensorResponse rest;
