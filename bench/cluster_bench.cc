@@ -254,7 +254,8 @@ void smallStep(Cluster &c, double rawRttUs) {
 // step, as a ps training step's parameter traffic. The ratio is the bytes
 // the workers move per second over raw loopback's one-stream bandwidth:
 // an ideal of N x the 1-worker rate would ask 2 cores for more than the
-// loopback stream itself gets, so the wire is the honest ceiling.
+// loopback stream itself gets, so the wire is the honest ceiling. The goal
+// is a 4 MiB pull's or push's: a step is one such transfer each way.
 void training(Cluster &c) {
   ir::Graph g;
   PsVariable w = addVariable(g, "w", kTrainBytes, "assign_add");
