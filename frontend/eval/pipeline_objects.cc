@@ -302,10 +302,6 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
             (void)session->run({}, {}, {self->closeOp});
           break;
         }
-        // Cancelled after a stop was requested (the stop cancels what
-        // still runs): the end TF's runners take on a stop, not an error.
-        if (s.code() == Code::kCancelled && coord && coord->shouldStop())
-          break;
         failure = s;
         break;
       }

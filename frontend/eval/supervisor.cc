@@ -490,8 +490,8 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
     // Better than TF, whose join waits out stop_grace_secs for a runner
     // blocked in a step (a chief's sync-replicas runner waiting for
     // gradients that will not come): after a short wait, the steps still
-    // running are cancelled, and a thread cancelled after the stop ends
-    // cleanly.
+    // running are cancelled (their errors come after the stop, which the
+    // coordinator ignores, as TF's does).
     {
       GilRelease release(gil);
       auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);

@@ -6,6 +6,7 @@
 #include "ir/text/printer.h"
 #include "runtime/distributed/peers.h"
 #include "runtime/distributed/tensor_codec.h"
+#include "runtime/distributed/tensor_wire.h"
 
 namespace sluice::dist {
 
@@ -156,6 +157,7 @@ void ClusterClient::fireAndForget(const std::string &task, Req req, Start start)
     ++inFlight_;
   }
   start(*stub, call->ctx.get(), &call->req, &call->resp, [this, call](grpc::Status) {
+    call->ctx.reset(); // before the client may be destroyed (peers.h)
     std::lock_guard<std::mutex> lock(mu_);
     if (--inFlight_ == 0)
       idleCv_.notify_all();
@@ -179,42 +181,41 @@ void ClusterClient::runPartition(const std::string &device, const std::string &h
                                  std::chrono::steady_clock::time_point deadline, RunDone done) {
   std::string task = taskOfDevice(device);
   std::string address;
-  auto stub = peers_->stub(task, &address);
+  auto stub = peers_->rawStub(task, &address);
   if (!stub.hasValue())
     return done(stub.takeStatus(), {});
   struct Call {
     std::unique_ptr<grpc::ClientContext> ctx;
-    rpc::RunGraphRequest req;
-    rpc::RunGraphResponse resp;
+    grpc::ByteBuffer req, resp;
     RunDone done;
     std::string peer;
   };
   auto call = std::make_shared<Call>();
   call->ctx = peers_->context(deadline);
-  call->req.set_handle(handle);
-  call->req.set_step_id(stepId);
+  rpc::RunGraphRequest head; // the feeds follow it, not copied
+  head.set_handle(handle);
+  head.set_step_id(stepId);
   if (deadline != std::chrono::steady_clock::time_point::max())
-    call->req.set_timeout_ms(std::max<int64_t>(
+    head.set_timeout_ms(std::max<int64_t>(
         1, std::chrono::duration_cast<std::chrono::milliseconds>(
                deadline - std::chrono::steady_clock::now())
                .count()));
-  for (const ir::Tensor &t : feeds)
-    encodeTensor(t, call->req.add_feeds());
+  call->req = encodeWithTensors(head, rpc::RunGraphRequest::kFeedsFieldNumber, feeds);
   call->done = std::move(done);
   call->peer = "task " + task + " at " + address;
-  (*stub)->async()->RunGraph(call->ctx.get(), &call->req, &call->resp, [call](grpc::Status s) {
-    if (!s.ok())
-      return call->done(fromGrpc(s, call->peer), {});
-    std::vector<ir::Tensor> out;
-    out.reserve(static_cast<size_t>(call->resp.fetches_size()));
-    for (const rpc::TensorProto &p : call->resp.fetches()) {
-      auto t = decodeTensor(p);
-      if (!t.hasValue())
-        return call->done(t.takeStatus(), {});
-      out.push_back(std::move(*t));
-    }
-    call->done(Status::ok(), std::move(out));
-  });
+  (*stub)->UnaryCall(call->ctx.get(), kRunGraphMethod, grpc::StubOptions(), &call->req,
+                     &call->resp, [call](grpc::Status s) {
+                       call->ctx.reset(); // before the step may end (peers.h)
+                       if (!s.ok())
+                         return call->done(fromGrpc(s, call->peer), {});
+                       rpc::RunGraphResponse rest;
+                       std::vector<ir::Tensor> out;
+                       Status d = decodeWithTensors(
+                           call->resp, &rest, rpc::RunGraphResponse::kFetchesFieldNumber, &out);
+                       if (!d.isOk())
+                         return call->done(d, {});
+                       call->done(Status::ok(), std::move(out));
+                     });
 }
 
 void ClusterClient::abortStep(int64_t stepId, const std::vector<std::string> &devices,

@@ -59,32 +59,45 @@ void encodeTensor(const ir::Tensor &t, rpc::TensorProto *out) {
   out->set_data(static_cast<const char *>(t.rawData()), t.byteSize());
 }
 
-Expected<ir::Tensor> decodeTensor(const rpc::TensorProto &p) {
-  if (!knownDtype(p.dtype()))
+Expected<ir::Tensor> tensorShell(int dtypeValue, const std::vector<int64_t> &dimValues) {
+  if (!knownDtype(dtypeValue))
     return invalidArgument("a tensor message has an unsupported dtype " +
-                           std::to_string(p.dtype()));
-  ir::DType dtype = static_cast<ir::DType>(p.dtype());
+                           std::to_string(dtypeValue));
   ir::Dims dims;
   int64_t n = 1;
-  for (int64_t d : p.dims()) {
+  for (int64_t d : dimValues) {
     if (d < 0 || (d > 0 && n > kMaxElements / d))
       return invalidArgument("a tensor message has bad dims");
     n *= d;
     dims.push_back(d);
   }
-  if (dtype == ir::DType::kString) {
-    if (p.strings_size() != n)
-      return invalidArgument("a string tensor message holds " + std::to_string(p.strings_size()) +
-                             " strings for " + std::to_string(n) + " elements");
-    ir::Tensor t(dtype, dims);
-    for (int64_t i = 0; i < n; ++i)
+  return ir::Tensor::uninitialized(static_cast<ir::DType>(dtypeValue), std::move(dims));
+}
+
+Status checkDataBytes(const ir::Tensor &t, size_t bytes) {
+  if (bytes != t.byteSize())
+    return invalidArgument("a tensor message holds " + std::to_string(bytes) + " bytes for " +
+                           std::to_string(t.byteSize()));
+  return Status::ok();
+}
+
+Status checkStringCount(const ir::Tensor &t, size_t strings) {
+  if (strings != static_cast<size_t>(t.numElements()))
+    return invalidArgument("a string tensor message holds " + std::to_string(strings) +
+                           " strings for " + std::to_string(t.numElements()) + " elements");
+  return Status::ok();
+}
+
+Expected<ir::Tensor> decodeTensor(const rpc::TensorProto &p) {
+  SLUICE_ASSIGN_OR_RETURN(ir::Tensor t,
+                          tensorShell(p.dtype(), {p.dims().begin(), p.dims().end()}));
+  if (t.dtype() == ir::DType::kString) {
+    SLUICE_TRY(checkStringCount(t, static_cast<size_t>(p.strings_size())));
+    for (int64_t i = 0; i < t.numElements(); ++i)
       t.strings()[i] = p.strings(static_cast<int>(i));
     return t;
   }
-  ir::Tensor t = ir::Tensor::uninitialized(dtype, dims);
-  if (p.data().size() != t.byteSize())
-    return invalidArgument("a tensor message holds " + std::to_string(p.data().size()) +
-                           " bytes for " + std::to_string(t.byteSize()));
+  SLUICE_TRY(checkDataBytes(t, p.data().size()));
   if (t.byteSize())
     std::memcpy(t.rawData(), p.data().data(), t.byteSize());
   return t;

@@ -14,6 +14,14 @@ void encodeTensor(const ir::Tensor &t, rpc::TensorProto *out);
 /// that does not match the dims, absurd dims), never a crash.
 Expected<ir::Tensor> decodeTensor(const rpc::TensorProto &p);
 
+/// The tensor a message's dtype and dims describe, numbers uninitialized
+/// and strings empty; invalid_argument as decodeTensor. The pieces of
+/// decodeTensor that tensor_wire.cc shares.
+Expected<ir::Tensor> tensorShell(int dtype, const std::vector<int64_t> &dims);
+/// invalid_argument unless a message's `bytes` of data or `strings` fit `t`.
+Status checkDataBytes(const ir::Tensor &t, size_t bytes);
+Status checkStringCount(const ir::Tensor &t, size_t strings);
+
 /// TF's status codes are gRPC's: the code passes through unchanged.
 grpc::Status toGrpc(const Status &s);
 /// A failed call's status, the peer named: "task /job:ps/... at h:p: ...".

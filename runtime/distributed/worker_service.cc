@@ -7,6 +7,7 @@
 #include "ir/device_spec.h"
 #include "ir/text/parser.h"
 #include "runtime/distributed/tensor_codec.h"
+#include "runtime/distributed/tensor_wire.h"
 
 namespace sluice::dist {
 
@@ -71,7 +72,7 @@ std::shared_ptr<grpc::Channel> makeChannel(const std::string &address,
 
 // --- peers -------------------------------------------------------------------
 
-Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *address) {
+Expected<Peers::Peer *> Peers::peer(const std::string &task, std::string *address) {
   auto spec = ir::DeviceSpec::parse(task);
   if (!spec.hasValue() || !spec->job)
     return invalidArgument("'" + task + "' is not a task name");
@@ -81,10 +82,23 @@ Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *
   if (address)
     *address = *addr;
   std::lock_guard<std::mutex> lock(mu_);
-  auto &s = stubs_[task];
-  if (!s)
-    s = rpc::Worker::NewStub(makeChannel(*addr, opts_));
-  return s.get();
+  Peer &p = peers_[task];
+  if (!p.stub) {
+    auto channel = makeChannel(*addr, opts_);
+    p.stub = rpc::Worker::NewStub(channel);
+    p.raw = std::make_unique<grpc::GenericStub>(channel);
+  }
+  return &p;
+}
+
+Expected<rpc::Worker::Stub *> Peers::stub(const std::string &task, std::string *address) {
+  SLUICE_ASSIGN_OR_RETURN(Peer * p, peer(task, address));
+  return p->stub.get();
+}
+
+Expected<grpc::GenericStub *> Peers::rawStub(const std::string &task, std::string *address) {
+  SLUICE_ASSIGN_OR_RETURN(Peer * p, peer(task, address));
+  return p->raw.get();
 }
 
 std::unique_ptr<grpc::ClientContext>
@@ -133,21 +147,22 @@ public:
     if (from == svc_.task_)
       return step_->local.recvAsync(key, cm, std::move(done));
     std::string address;
-    auto stub = svc_.peers_.stub(from, &address);
+    auto stub = svc_.peers_.rawStub(from, &address);
     if (!stub.hasValue())
       return done(stub.takeStatus(), {});
     struct Call {
       std::unique_ptr<grpc::ClientContext> ctx;
-      rpc::RecvTensorRequest req;
-      rpc::RecvTensorResponse resp;
+      grpc::ByteBuffer req, resp;
       DoneCallback done;
       CancellationManager *cm = nullptr;
       CancellationManager::Token token = CancellationManager::kInvalidToken;
     };
     auto call = std::make_shared<Call>();
     call->ctx = svc_.peers_.context(deadline_);
-    call->req.set_step_id(stepId_);
-    call->req.set_key(key);
+    rpc::RecvTensorRequest req;
+    req.set_step_id(stepId_);
+    req.set_key(key);
+    call->req = encodeWithTensors(req, 0, {});
     call->done = std::move(done);
     if (cm) {
       grpc::ClientContext *ctx = call->ctx.get();
@@ -157,17 +172,23 @@ public:
         return call->done(cancelled("RecvAsync is cancelled."), {});
     }
     std::string peer = "task " + from + " at " + address;
-    (*stub)->async()->RecvTensor(call->ctx.get(), &call->req, &call->resp,
-                                 [call, peer](grpc::Status s) {
-                                   if (call->cm)
-                                     call->cm->deregisterCallback(call->token);
-                                   if (!s.ok())
-                                     return call->done(fromGrpc(s, peer), {});
-                                   auto t = decodeTensor(call->resp.tensor());
-                                   if (!t.hasValue())
-                                     return call->done(t.takeStatus(), {});
-                                   call->done(Status::ok(), std::move(*t));
-                                 });
+    (*stub)->UnaryCall(call->ctx.get(), kRecvTensorMethod, grpc::StubOptions(), &call->req,
+                       &call->resp, [call, peer](grpc::Status s) {
+                         if (call->cm)
+                           call->cm->deregisterCallback(call->token);
+                         call->ctx.reset(); // before the step may end (peers.h)
+                         if (!s.ok())
+                           return call->done(fromGrpc(s, peer), {});
+                         rpc::RecvTensorResponse rest;
+                         std::vector<ir::Tensor> t;
+                         Status d = decodeWithTensors(
+                             call->resp, &rest, rpc::RecvTensorResponse::kTensorFieldNumber, &t);
+                         if (d.isOk() && t.empty())
+                           d = invalidArgument("a RecvTensor answer holds no tensor");
+                         if (!d.isOk())
+                           return call->done(d, {});
+                         call->done(Status::ok(), std::move(t.back()));
+                       });
   }
 
   void abort(Status s) override { step_->local.abort(std::move(s)); }
@@ -188,7 +209,7 @@ private:
 // server's shutdown). The waiter keeps it alive after gRPC is done with it.
 class WorkerService::RecvTensorReactor : public grpc::ServerUnaryReactor {
 public:
-  static std::shared_ptr<RecvTensorReactor> make(rpc::RecvTensorResponse *resp) {
+  static std::shared_ptr<RecvTensorReactor> make(grpc::ByteBuffer *resp) {
     std::shared_ptr<RecvTensorReactor> r(new RecvTensorReactor(resp));
     r->self_ = r;
     return r;
@@ -198,15 +219,16 @@ public:
       return;
     if (!s.isOk())
       return Finish(toGrpc(s));
-    encodeTensor(*t, resp_->mutable_tensor());
+    *resp_ = encodeWithTensors(rpc::RecvTensorResponse(),
+                               rpc::RecvTensorResponse::kTensorFieldNumber, {*t});
     Finish(grpc::Status::OK);
   }
   void OnCancel() override { finishWith(cancelled("RecvTensor was cancelled"), nullptr); }
   void OnDone() override { self_.reset(); }
 
 private:
-  explicit RecvTensorReactor(rpc::RecvTensorResponse *resp) : resp_(resp) {}
-  rpc::RecvTensorResponse *resp_;
+  explicit RecvTensorReactor(grpc::ByteBuffer *resp) : resp_(resp) {}
+  grpc::ByteBuffer *resp_;
   std::atomic<bool> finished_{false};
   std::shared_ptr<RecvTensorReactor> self_; // until gRPC is done with the call
 };
@@ -401,8 +423,8 @@ grpc::ServerUnaryReactor *WorkerService::DeregisterGraph(grpc::CallbackServerCon
 }
 
 grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *ctx,
-                                                  const rpc::RunGraphRequest *req,
-                                                  rpc::RunGraphResponse *resp) {
+                                                  const grpc::ByteBuffer *request,
+                                                  grpc::ByteBuffer *resp) {
   auto refuse = [ctx](const grpc::Status &s) {
     auto *reactor = ctx->DefaultReactor();
     reactor->Finish(s);
@@ -411,6 +433,13 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
   if (!authorized(ctx))
     return refuse(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                                "the call does not carry the cluster's token"));
+  auto feeds = std::make_shared<std::vector<ir::Tensor>>();
+  rpc::RunGraphRequest head; // all but the feeds
+  Status decoded =
+      decodeWithTensors(*request, &head, rpc::RunGraphRequest::kFeedsFieldNumber, feeds.get());
+  if (!decoded.isOk())
+    return refuse(toGrpc(decoded));
+  const rpc::RunGraphRequest *req = &head;
   std::shared_ptr<rt::Executor> exec;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -421,13 +450,6 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
   if (!exec)
     return refuse(grpc::Status(grpc::StatusCode::NOT_FOUND,
                                "task " + task_ + " has no graph '" + req->handle() + "'"));
-  auto feeds = std::make_shared<std::vector<ir::Tensor>>();
-  for (const rpc::TensorProto &t : req->feeds()) {
-    auto v = decodeTensor(t);
-    if (!v.hasValue())
-      return refuse(toGrpc(v.status()));
-    feeds->push_back(std::move(*v));
-  }
   if (feeds->size() != exec->feeds().size())
     return refuse(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                "expected " + std::to_string(exec->feeds().size()) + " feeds"));
@@ -457,8 +479,8 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
       return;
     }
     reactor->finishWith([&] {
-      for (const ir::Tensor &t : *r)
-        encodeTensor(t, resp->add_fetches());
+      *resp = encodeWithTensors(rpc::RunGraphResponse(),
+                                rpc::RunGraphResponse::kFetchesFieldNumber, *r);
       return grpc::Status::OK;
     });
   });
@@ -466,21 +488,27 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
 }
 
 grpc::ServerUnaryReactor *WorkerService::RecvTensor(grpc::CallbackServerContext *ctx,
-                                                    const rpc::RecvTensorRequest *req,
-                                                    rpc::RecvTensorResponse *resp) {
+                                                    const grpc::ByteBuffer *request,
+                                                    grpc::ByteBuffer *resp) {
   if (!authorized(ctx)) {
     auto *reactor = ctx->DefaultReactor();
     reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                                  "the call does not carry the cluster's token"));
     return reactor;
   }
+  rpc::RecvTensorRequest req;
+  Status decoded = decodeWithTensors(*request, &req);
   auto reactor = RecvTensorReactor::make(resp);
-  std::shared_ptr<Step> st = step(req->step_id());
+  if (!decoded.isOk()) {
+    reactor->finishWith(decoded, nullptr);
+    return reactor.get();
+  }
+  std::shared_ptr<Step> st = step(req.step_id());
   if (!st) {
     reactor->finishWith(unavailable("task " + task_ + " is stopping"), nullptr);
     return reactor.get();
   }
-  st->local.recvAsync(req->key(), nullptr, [reactor](Status s, ir::Tensor t) {
+  st->local.recvAsync(req.key(), nullptr, [reactor](Status s, ir::Tensor t) {
     reactor->finishWith(s, &t);
   });
   return reactor.get();

@@ -21,7 +21,13 @@
 
 namespace sluice::dist {
 
-class WorkerService final : public rpc::Worker::CallbackService {
+// RunGraph and RecvTensor carry tensors: they are served on byte buffers
+// (runtime/distributed/tensor_wire.h) so that tensors are not copied into
+// and out of protobuf strings; the other methods are plain protobuf.
+using WorkerServiceBase = rpc::Worker::WithRawCallbackMethod_RunGraph<
+    rpc::Worker::WithRawCallbackMethod_RecvTensor<rpc::Worker::CallbackService>>;
+
+class WorkerService final : public WorkerServiceBase {
 public:
   /// Task `type:index` of `cluster`, with `cpus` CPU devices.
   WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
@@ -44,12 +50,14 @@ public:
   grpc::ServerUnaryReactor *DeregisterGraph(grpc::CallbackServerContext *ctx,
                                             const rpc::DeregisterGraphRequest *req,
                                             rpc::DeregisterGraphResponse *resp) override;
+  /// A RunGraphRequest in, a RunGraphResponse out.
   grpc::ServerUnaryReactor *RunGraph(grpc::CallbackServerContext *ctx,
-                                     const rpc::RunGraphRequest *req,
-                                     rpc::RunGraphResponse *resp) override;
+                                     const grpc::ByteBuffer *req,
+                                     grpc::ByteBuffer *resp) override;
+  /// A RecvTensorRequest in, a RecvTensorResponse out.
   grpc::ServerUnaryReactor *RecvTensor(grpc::CallbackServerContext *ctx,
-                                       const rpc::RecvTensorRequest *req,
-                                       rpc::RecvTensorResponse *resp) override;
+                                       const grpc::ByteBuffer *req,
+                                       grpc::ByteBuffer *resp) override;
   grpc::ServerUnaryReactor *AbortStep(grpc::CallbackServerContext *ctx,
                                       const rpc::AbortStepRequest *req,
                                       rpc::AbortStepResponse *resp) override;
