@@ -5,7 +5,8 @@ namespace sluice::cli {
 
 void addTaskFlags(CLI::App &cmd, frontend::TaskFlags &flags) {
   cmd.add_option("--cluster", flags.clusterFile,
-                 "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG)");
+                 "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG), or "
+                 "slurm[:JOB=N,...][,port_base=P] for the Slurm step's tasks");
   cmd.add_option("--job", flags.job, "This task's job (with --task INDEX)");
   cmd.add_option("--task", flags.task, "This task: JOB:INDEX, or INDEX with --job (binds `task`)");
 }

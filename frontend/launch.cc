@@ -131,6 +131,13 @@ public:
 private:
   std::optional<ir::ClusterSpec> makeCluster() {
     ir::ClusterSpec cluster;
+    if (opts_.clusterFile == "slurm" || opts_.clusterFile.rfind("slurm:", 0) == 0) {
+      err_ << "sluice: error: --cluster " << opts_.clusterFile
+           << ": launch starts every task on this machine; under Slurm, run `srun sluice run "
+              "FILE --cluster "
+           << opts_.clusterFile << "` instead\n";
+      return std::nullopt;
+    }
     if (!opts_.clusterFile.empty()) {
       auto file = loadClusterFile(opts_.clusterFile);
       if (!file.hasValue()) {

@@ -2,10 +2,15 @@
 // TF_CONFIG over the local default) and the cluster's credentials.
 #include "frontend/task_flags.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
+
+#include "ir/slurm_cluster.h"
 
 namespace sluice::frontend {
 
@@ -68,6 +73,28 @@ std::optional<ir::TaskConfig> resolveTask(const TaskFlags &flags, std::ostream &
     return std::nullopt;
   };
   std::string which = !flags.task.empty() ? "--task " + flags.task : "--job " + flags.job;
+  if (flags.clusterFile == "slurm" || flags.clusterFile.rfind("slurm:", 0) == 0) {
+    // Under srun: the step's environment gives the cluster and the task.
+    auto opts = ir::parseSlurmSpec(flags.clusterFile);
+    if (!opts.hasValue())
+      return fail("--cluster " + flags.clusterFile, opts.status());
+    std::map<std::string, std::string> env;
+    for (char **e = environ; *e; ++e) {
+      std::string kv = *e;
+      if (kv.rfind("SLURM_", 0) == 0)
+        if (auto eq = kv.find('='); eq != std::string::npos)
+          env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    auto t = ir::slurmTaskConfig(env, *opts);
+    if (!t.hasValue())
+      return fail("--cluster " + flags.clusterFile, t.status());
+    if (type.empty())
+      return *t;
+    auto chosen = ir::taskConfigFor(t->cluster, type, index.value_or(0));
+    if (!chosen.hasValue())
+      return fail(which, chosen.status());
+    return *chosen;
+  }
   if (!flags.clusterFile.empty()) {
     auto file = loadClusterFile(flags.clusterFile);
     if (!file.hasValue())

@@ -208,6 +208,21 @@ expect_rc 1 "invalid TF_CONFIG environment" env TF_CONFIG='{"task": 3' "$sluice"
 expect_rc 0 "default task" env -u TF_CONFIG "$sluice" run "$work/between.sluice" &&
   { grep -q '^task worker 0 chief true$' "$work/out" || bad "default task: $(cat "$work/out")"; }
 
+# --- a Slurm step's environment gives the cluster and the task (TF's
+# SlurmClusterResolver): 4 tasks on 2 nodes, ranks to ps then workers.
+slurm_env=(env SLURM_STEP_NUM_TASKS=4 "SLURM_STEP_NODELIST=n[01-02]" "SLURM_STEP_TASKS_PER_NODE=2(x2)")
+expect_rc 0 "task from Slurm" "${slurm_env[@]}" SLURM_PROCID=2 "$sluice" run "$work/between.sluice" \
+  --cluster slurm:ps=1,worker=3 &&
+  { grep -q '^task worker 1 chief false$' "$work/out" || bad "Slurm task: $(cat "$work/out")"; }
+expect_rc 0 "Slurm placement" "${slurm_env[@]}" SLURM_PROCID=1 "$sluice" compile \
+  "$samples/distributed_linear.sluice" --cluster slurm:ps=1,worker=3 --emit placement &&
+  { grep -q '/job:ps/replica:0/task:0' "$work/out" || bad "Slurm placement: $(head -3 "$work/out")"; }
+expect_rc 1 "Slurm job counts must match the step" "${slurm_env[@]}" SLURM_PROCID=0 "$sluice" run \
+  "$work/between.sluice" --cluster slurm:ps=1,worker=2 &&
+  { grep -q 'the jobs ask for 3 tasks but the Slurm step has 4' "$work/err" || bad "Slurm count message: $(cat "$work/err")"; }
+expect_rc 1 "Slurm outside a job" env -u SLURM_PROCID "$sluice" run "$work/between.sluice" --cluster slurm &&
+  { grep -q 'not in a Slurm job: SLURM_PROCID is not set' "$work/err" || bad "no Slurm message: $(cat "$work/err")"; }
+
 # --- multi-device runs equal single-device runs, over the samples -----------
 # Every sample runs as written (placed over its devices) and with
 # --one-device; the printed results must be the same, except lines that
