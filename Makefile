@@ -7,7 +7,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_DIR ?= $(HOME)/.cache/sluice-ccache
 
-.PHONY: all deps configure build demo check bench fuzz tsan clean
+.PHONY: all deps configure build demo check install-check bench fuzz tsan clean
 
 all: build
 
@@ -27,6 +27,17 @@ demo: build
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Installs into a temporary prefix, then builds and runs samples/cpp_fixture
+# (an outside project using find_package(Sluice)) against it.
+install-check: build
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  cmake --install $(BUILD) --prefix "$$tmp/prefix" > "$$tmp/install.log"; \
+	  cmake -S samples/cpp_fixture -B "$$tmp/fixture" -G Ninja \
+	    -DCMAKE_PREFIX_PATH="$$tmp/prefix" -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > "$$tmp/configure.log" \
+	    || { cat "$$tmp/configure.log"; exit 1; }; \
+	  cmake --build "$$tmp/fixture" -j $(JOBS); \
+	  ctest --test-dir "$$tmp/fixture" --output-on-failure
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
