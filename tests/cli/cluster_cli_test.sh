@@ -22,19 +22,20 @@ unset SLUICE_CLUSTER_TOKEN TF_CONFIG
 export TMPDIR=$work # launch's cluster files and temp_dir()s land in the scratch folder
 
 # --- processes ------------------------------------------------------------
-# Background processes: `timeout` wrappers, whose descendants are the
-# sluice processes. Killed (by pid, tree first) after each case and on exit.
+# Background processes: subshells around `timeout`, whose descendants are
+# the sluice processes. Killed (by pid, tree first) after each case and on exit.
 spawned=()
-descendants() {
+descendants() { # parents before their children
   local c
   for c in $(pgrep -P "$1" 2>/dev/null); do
-    descendants "$c"
     echo "$c"
+    descendants "$c"
   done
 }
-kill_tree() {
-  local p
-  for p in $(descendants "$1") "$1"; do
+kill_tree() { # the whole tree is listed before anything is killed
+  local p all
+  all=$(descendants "$1")
+  for p in "$1" $all; do
     kill -KILL "$p" 2>/dev/null
   done
 }
@@ -55,16 +56,22 @@ trap 'stop_spawned; rm -rf "$work"' EXIT
 bg() {
   local name=$1 lim=$2
   shift 2
-  timeout -k 5 "$lim" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  # A subshell that outlives timeout: its end by a signal is an exit code,
+  # and the subshell's "Killed" line goes nowhere.
+  (
+    timeout -k 5 "$lim" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    exit $?
+  ) 2>/dev/null &
   bg_pid=$!
   spawned+=("$bg_pid")
 }
-# The sluice process under the `timeout` wrapper $1 (empty if it is gone).
+# The sluice process under the wrapper $1 (fails if it is gone).
 inner() {
   local i c
   for i in $(seq 50); do
-    c=$(pgrep -P "$1" | head -1)
-    [ -n "$c" ] && { echo "$c"; return 0; }
+    for c in $(descendants "$1"); do
+      [ "$(cat /proc/"$c"/comm 2>/dev/null)" = sluice ] && { echo "$c"; return 0; }
+    done
     kill -0 "$1" 2>/dev/null || return 1
     sleep 0.1
   done
