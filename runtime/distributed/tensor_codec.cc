@@ -59,10 +59,12 @@ void encodeTensor(const ir::Tensor &t, rpc::TensorProto *out) {
   out->set_data(static_cast<const char *>(t.rawData()), t.byteSize());
 }
 
-Expected<ir::Tensor> tensorShell(int dtypeValue, const std::vector<int64_t> &dimValues) {
+Expected<ir::Tensor> tensorShell(int dtypeValue, const std::vector<int64_t> &dimValues,
+                                 size_t payload) {
   if (!knownDtype(dtypeValue))
     return invalidArgument("a tensor message has an unsupported dtype " +
                            std::to_string(dtypeValue));
+  auto dtype = static_cast<ir::DType>(dtypeValue);
   ir::Dims dims;
   int64_t n = 1;
   for (int64_t d : dimValues) {
@@ -71,33 +73,30 @@ Expected<ir::Tensor> tensorShell(int dtypeValue, const std::vector<int64_t> &dim
     n *= d;
     dims.push_back(d);
   }
-  return ir::Tensor::uninitialized(static_cast<ir::DType>(dtypeValue), std::move(dims));
-}
-
-Status checkDataBytes(const ir::Tensor &t, size_t bytes) {
-  if (bytes != t.byteSize())
-    return invalidArgument("a tensor message holds " + std::to_string(bytes) + " bytes for " +
-                           std::to_string(t.byteSize()));
-  return Status::ok();
-}
-
-Status checkStringCount(const ir::Tensor &t, size_t strings) {
-  if (strings != static_cast<size_t>(t.numElements()))
-    return invalidArgument("a string tensor message holds " + std::to_string(strings) +
-                           " strings for " + std::to_string(t.numElements()) + " elements");
-  return Status::ok();
+  // What the message carries must match before the tensor is allocated.
+  if (dtype == ir::DType::kString) {
+    if (payload != static_cast<size_t>(n))
+      return invalidArgument("a string tensor message holds " + std::to_string(payload) +
+                             " strings for " + std::to_string(n) + " elements");
+  } else if (payload != static_cast<size_t>(n) * ir::dtypeSize(dtype)) {
+    return invalidArgument("a tensor message holds " + std::to_string(payload) +
+                           " bytes for " +
+                           std::to_string(static_cast<size_t>(n) * ir::dtypeSize(dtype)));
+  }
+  return ir::Tensor::uninitialized(dtype, std::move(dims));
 }
 
 Expected<ir::Tensor> decodeTensor(const rpc::TensorProto &p) {
-  SLUICE_ASSIGN_OR_RETURN(ir::Tensor t,
-                          tensorShell(p.dtype(), {p.dims().begin(), p.dims().end()}));
+  bool strings = p.dtype() == static_cast<int>(ir::DType::kString);
+  SLUICE_ASSIGN_OR_RETURN(
+      ir::Tensor t,
+      tensorShell(p.dtype(), {p.dims().begin(), p.dims().end()},
+                  strings ? static_cast<size_t>(p.strings_size()) : p.data().size()));
   if (t.dtype() == ir::DType::kString) {
-    SLUICE_TRY(checkStringCount(t, static_cast<size_t>(p.strings_size())));
     for (int64_t i = 0; i < t.numElements(); ++i)
       t.strings()[i] = p.strings(static_cast<int>(i));
     return t;
   }
-  SLUICE_TRY(checkDataBytes(t, p.data().size()));
   if (t.byteSize())
     std::memcpy(t.rawData(), p.data().data(), t.byteSize());
   return t;

@@ -15,12 +15,12 @@ void encodeTensor(const ir::Tensor &t, rpc::TensorProto *out);
 Expected<ir::Tensor> decodeTensor(const rpc::TensorProto &p);
 
 /// The tensor a message's dtype and dims describe, numbers uninitialized
-/// and strings empty; invalid_argument as decodeTensor. The pieces of
+/// and strings empty; invalid_argument as decodeTensor, and unless the
+/// message's `payload` fits it: its bytes of data (numbers) or its count
+/// of strings. Checked before anything is allocated, so that a message
+/// declaring 2^31 elements it does not carry costs nothing. The piece of
 /// decodeTensor that tensor_wire.cc shares.
-Expected<ir::Tensor> tensorShell(int dtype, const std::vector<int64_t> &dims);
-/// invalid_argument unless a message's `bytes` of data or `strings` fit `t`.
-Status checkDataBytes(const ir::Tensor &t, size_t bytes);
-Status checkStringCount(const ir::Tensor &t, size_t strings);
+Expected<ir::Tensor> tensorShell(int dtype, const std::vector<int64_t> &dims, size_t payload);
 
 /// TF's status codes are gRPC's: the code passes through unchanged.
 grpc::Status toGrpc(const Status &s);

@@ -267,14 +267,14 @@ Expected<ir::Tensor> readTensor(SliceReader &r, size_t end) {
   }
   if (dtype < 0 || dtype > 0xffff)
     return invalidArgument("a tensor message has an unsupported dtype " + std::to_string(dtype));
-  SLUICE_ASSIGN_OR_RETURN(ir::Tensor out, tensorShell(static_cast<int>(dtype), dims));
+  bool isString = dtype == static_cast<int64_t>(ir::DType::kString);
+  SLUICE_ASSIGN_OR_RETURN(ir::Tensor out, tensorShell(static_cast<int>(dtype), dims,
+                                                      isString ? strings.size() : dataLen));
   if (out.dtype() == ir::DType::kString) {
-    SLUICE_TRY(checkStringCount(out, strings.size()));
     for (size_t i = 0; i < strings.size(); ++i)
       out.strings()[i] = std::move(strings[i]);
     return out;
   }
-  SLUICE_TRY(checkDataBytes(out, dataLen));
   preferHugePages(out);
   r.seek(dataPos);
   r.copy(out.rawData(), dataLen);

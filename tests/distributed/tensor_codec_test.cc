@@ -64,6 +64,18 @@ TEST(TensorCodecTest, MalformedMessagesAreInvalidArgument) {
   strings.add_dims(3);
   strings.add_strings("one");
   EXPECT_EQ(decodeTensor(strings).status().code(), Code::kInvalidArgument);
+
+  // 2^31 elements are allowed, but the payload is checked before the
+  // tensor is allocated: 64 GiB of empty strings, 8 GiB of f32 otherwise.
+  rpc::TensorProto many_strings;
+  many_strings.set_dtype(static_cast<int>(ir::DType::kString));
+  many_strings.add_dims(int64_t(1) << 31);
+  EXPECT_EQ(decodeTensor(many_strings).status().code(), Code::kInvalidArgument);
+  rpc::TensorProto many_floats;
+  many_floats.set_dtype(static_cast<int>(ir::DType::kF32));
+  many_floats.add_dims(int64_t(1) << 31);
+  many_floats.set_data(std::string(4, '\0'));
+  EXPECT_EQ(decodeTensor(many_floats).status().code(), Code::kInvalidArgument);
 }
 
 TEST(TensorCodecTest, StatusesKeepSluiceKindsAndNodes) {

@@ -124,6 +124,17 @@ TEST(TensorWireTest, MalformedBytesAreInvalidArgument) {
   Status s = decodeWithTensors(sliced(shortData.SerializeAsString(), 4), &rest, kFeeds, &back);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_NE(s.message().find("12 bytes for 16"), std::string::npos) << s.message();
+
+  // A hostile peer's 2^31 declared strings, none sent: refused before the
+  // 64 GiB of the tensor's strings are allocated.
+  rpc::RunGraphRequest manyStrings;
+  p = manyStrings.add_feeds();
+  p->set_dtype(static_cast<int>(ir::DType::kString));
+  p->add_dims(int64_t(1) << 31);
+  back.clear();
+  s = decodeWithTensors(sliced(manyStrings.SerializeAsString(), 2), &rest, kFeeds, &back);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("0 strings for 2147483648"), std::string::npos) << s.message();
 }
 
 } // namespace
