@@ -40,7 +40,9 @@ python3 -c "import sys; sys.exit(0 if float('$ref_final'.split()[2]) < 1e-2 else
 kills=0 rounds=0 restarts=0 finals=()
 while [ $kills -lt $min_kills ] || [ ${#finals[@]} -eq 0 ]; do
   rounds=$((rounds + 1))
-  [ $rounds -le 6 ] || { bad "no round completed after $kills kills"; break; }
+  # A fast machine finishes a restart inside the kill window more often,
+  # so a round may hold only a kill or two: allow many rounds.
+  [ $rounds -le 20 ] || { bad "no round completed after $kills kills"; break; }
   logdir=$work/logs_$rounds
   prev_newest=-1
   round_kills=0
