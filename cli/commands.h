@@ -12,5 +12,6 @@ void addTestCommand(CLI::App &app, int &exitCode);
 void addServeCommand(CLI::App &app, int &exitCode);
 void addPlotCommand(CLI::App &app, int &exitCode);
 void addLaunchCommand(CLI::App &app, int &exitCode);
+void addReplCommand(CLI::App &app, int &exitCode);
 
 } // namespace sluice::cli

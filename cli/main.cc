@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   int exitCode = 0;
   sluice::cli::addRunCommand(app, exitCode);
+  sluice::cli::addReplCommand(app, exitCode);
   sluice::cli::addCompileCommand(app, exitCode);
   sluice::cli::addTestCommand(app, exitCode);
   sluice::cli::addServeCommand(app, exitCode);

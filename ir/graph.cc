@@ -434,4 +434,13 @@ std::unique_ptr<Graph> Graph::clone() const {
   return g;
 }
 
+void Graph::swap(Graph &other) {
+  std::swap(nodes_, other.nodes_);
+  std::swap(byName_, other.byName_);
+  std::swap(nextSuffix_, other.nextSuffix_);
+  std::swap(edges_, other.edges_);
+  std::swap(finalized_, other.finalized_);
+  std::swap(functions_, other.functions_);
+}
+
 } // namespace sluice::ir

@@ -29,6 +29,10 @@ public:
   Graph &operator=(const Graph &) = delete;
   /// A deep copy (nodes, edges, attrs), not finalized.
   std::unique_ptr<Graph> clone() const;
+  /// Exchanges the whole contents (nodes, edges, functions, finalized)
+  /// with `other`: restores a clone taken earlier in place, so that
+  /// pointers to this Graph (a session's) stay valid.
+  void swap(Graph &other);
 
   /// Validates `spec` against its OpDef (arity, attrs, dtypes), fills
   /// default attrs, infers output dtypes and static shapes, and adds it.

@@ -519,6 +519,11 @@ Session::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   return result;
 }
 
+void Session::forgetCompiled() {
+  std::lock_guard<std::mutex> lock(cacheMu_);
+  cache_.clear();
+}
+
 void Session::cancelRunningSteps() {
   std::lock_guard<std::mutex> lock(stepsMu_);
   // Under the lock: a step removes its manager only while holding it.

@@ -100,6 +100,10 @@ public:
   /// Cancels the steps running now (their blocked ops fail with
   /// cancelled) and leaves the session open for later runs.
   void cancelRunningSteps();
+  /// Drops the compiled executors. For a graph that shrank back (the
+  /// REPL undoing a failed statement): cached plans are keyed by node ids
+  /// and graph size, which new nodes may reuse.
+  void forgetCompiled();
 
   backend::ResourceMgr &resources() { return resources_; }
   const SessionOptions &options() const { return options_; }

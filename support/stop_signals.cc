@@ -14,6 +14,7 @@ namespace {
 
 std::mutex gMu;
 std::map<int, std::function<void()>> gHandlers; // guarded by gMu
+std::map<int, std::function<void()>> gInterruptHandlers; // guarded by gMu
 int gNextId = 1;                                 // guarded by gMu
 
 sigset_t stopSet() {
@@ -31,12 +32,21 @@ void installStopSignals(int graceSeconds) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread([set, graceSeconds] {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0)
-      return;
     std::map<int, std::function<void()>> handlers;
-    {
-      std::lock_guard<std::mutex> lock(gMu);
-      handlers = gHandlers;
+    for (;;) {
+      if (sigwait(&set, &sig) != 0)
+        return;
+      std::map<int, std::function<void()>> interrupts;
+      {
+        std::lock_guard<std::mutex> lock(gMu);
+        handlers = gHandlers;
+        if (sig == SIGINT)
+          interrupts = gInterruptHandlers;
+      }
+      if (interrupts.empty())
+        break;
+      for (auto &[id, fn] : interrupts)
+        fn();
     }
     if (handlers.empty())
       _exit(128 + sig);
@@ -64,6 +74,18 @@ int addStopHandler(std::function<void()> fn) {
 void removeStopHandler(int id) {
   std::lock_guard<std::mutex> lock(gMu);
   gHandlers.erase(id);
+}
+
+int addInterruptHandler(std::function<void()> fn) {
+  std::lock_guard<std::mutex> lock(gMu);
+  int id = gNextId++;
+  gInterruptHandlers[id] = std::move(fn);
+  return id;
+}
+
+void removeInterruptHandler(int id) {
+  std::lock_guard<std::mutex> lock(gMu);
+  gInterruptHandlers.erase(id);
 }
 
 void unblockStopSignals() {

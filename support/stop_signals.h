@@ -19,6 +19,13 @@ void installStopSignals(int graceSeconds = 5);
 int addStopHandler(std::function<void()> fn);
 void removeStopHandler(int id);
 
+/// While any interrupt handler is registered, SIGINT runs the interrupt
+/// handlers instead of stopping the process, as often as it comes (an
+/// interactive prompt cancels its current input or step); SIGTERM still
+/// stops.
+int addInterruptHandler(std::function<void()> fn);
+void removeInterruptHandler(int id);
+
 /// For a child about to exec: the signal mask it inherits unblocked.
 void unblockStopSignals();
 

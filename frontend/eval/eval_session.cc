@@ -173,7 +173,17 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
   Expected<std::vector<ir::Tensor>> results = [&] {
     GilRelease release(gil);
     RunInFlight inFlight;
-    return sess.session->run(feeds, plan.fetches, plan.targets, ro);
+    rt::Session *running = sess.session.get();
+    {
+      std::lock_guard<std::mutex> lock(runningMu);
+      runningSessions.insert(running);
+    }
+    auto r = running->run(feeds, plan.fetches, plan.targets, ro);
+    {
+      std::lock_guard<std::mutex> lock(runningMu);
+      runningSessions.erase(runningSessions.find(running));
+    }
+    return r;
   }();
   if (!results.hasValue()) {
     Status s = results.takeStatus();
@@ -190,6 +200,12 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
   Value out = fillFetch(tmpl, *results);
   sess.afterRun(*this, extraValue ? &*extraValue : nullptr, args.loc);
   return out;
+}
+
+void EvaluatorImpl::interruptRuns() {
+  std::lock_guard<std::mutex> lock(runningMu);
+  for (rt::Session *s : runningSessions)
+    s->cancelRunningSteps();
 }
 
 namespace {

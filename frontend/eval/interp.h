@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "frontend/evaluator.h"
 #include "ir/device_spec.h"
 #include "runtime/remote_cluster.h"
+
+namespace sluice::rt {
+class Session;
+}
 
 namespace sluice::frontend {
 
@@ -34,6 +39,8 @@ public:
   explicit Env(std::shared_ptr<Env> parent = nullptr) : parent_(std::move(parent)) {}
   Value *lookup(const std::string &name);
   void set(const std::string &name, Value v) { vars_[name] = std::move(v); }
+  /// Replaces every binding (the REPL restoring its scope after an error).
+  void setVars(std::unordered_map<std::string, Value> vars) { vars_ = std::move(vars); }
   const std::unordered_map<std::string, Value> &vars() const { return vars_; }
   const std::shared_ptr<Env> &parent() const { return parent_; }
 
@@ -159,6 +166,11 @@ public:
   void checkPipelinesAtRun(GraphContext &g);
   Value spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env);
   Value runFetches(SessionObject &sess, CallArgs &args);
+  /// Cancels the steps of every run() in flight, from any thread (the
+  /// REPL's Ctrl-C); their run() calls fail with cancelled.
+  void interruptRuns();
+  std::mutex runningMu;
+  std::multiset<rt::Session *> runningSessions; // guarded by runningMu
 
   EvalOptions opts;
   DiagnosticEngine &diags;
