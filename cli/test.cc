@@ -12,6 +12,8 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("paths", opts->paths, "Files or directories of .sluice files")->required();
   cmd->add_option("--filter", opts->filter, "Run only tests whose 'file: name' contains this");
   cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
+  cmd->add_flag("--list", opts->list, "List the tests ('file: name', after --filter); run none");
+  cmd->add_option("--junit", opts->junit, "Also write the results as JUnit XML to FILE");
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);
   });

@@ -2,6 +2,7 @@
 #include "frontend/driver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <array>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "frontend/evaluator.h"
+#include "frontend/junit_report.h"
 #include "frontend/cluster_host.h"
 #include "frontend/partition_files.h"
 #include "frontend/task_flags.h"
@@ -379,8 +381,11 @@ int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err) {
   bool ok = true;
   std::vector<fs::path> files = collectTestFiles(opts.paths, err, ok);
   int passed = 0, failed = 0;
+  std::vector<JUnitSuite> suites;
   for (const fs::path &file : files) {
     fs::path abs = fs::absolute(file);
+    JUnitSuite suite;
+    suite.name = file.string();
     runWithLargeStack([&] {
       DiagnosticEngine diags;
       EvalOptions eo;
@@ -394,10 +399,13 @@ int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err) {
       Status s = ev.runFile(abs.string());
       std::string shown = file.string();
       if (!s.isOk() || diags.hasErrors()) {
-        out << "FAIL " << shown << " (the file itself failed)\n";
-        diags.print(out);
+        std::ostringstream why;
+        diags.print(why);
         if (!s.isOk() && !diags.hasErrors())
-          report(s, diags, out);
+          report(s, diags, why);
+        out << "FAIL " << shown << " (the file itself failed)\n" << why.str();
+        suite.fileFailed = true;
+        suite.fileError = why.str();
         ++failed;
         return;
       }
@@ -405,20 +413,43 @@ int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err) {
         std::string label = shown + ": " + t.name;
         if (!opts.filter.empty() && label.find(opts.filter) == std::string::npos)
           continue;
+        if (opts.list) {
+          out << label << "\n";
+          continue;
+        }
+        auto start = std::chrono::steady_clock::now();
         TestOutcome r = ev.runTest(t);
+        JUnitCase c;
+        c.name = t.name;
+        c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        c.passed = r.passed;
         if (r.passed) {
           out << "PASS " << label << "\n";
           ++passed;
         } else {
-          out << "FAIL " << label << "\n";
-          report(r.failure, diags, out);
+          std::ostringstream why;
+          report(r.failure, diags, why);
+          out << "FAIL " << label << "\n" << why.str();
+          c.detail = why.str();
+          c.message = c.detail.substr(0, c.detail.find('\n'));
           ++failed;
         }
+        suite.cases.push_back(std::move(c));
         out.flush();
       }
     });
+    suites.push_back(std::move(suite));
   }
+  if (opts.list)
+    return ok ? 0 : 1;
   out << passed << " passed, " << failed << " failed\n";
+  if (!opts.junit.empty()) {
+    Status w = writeJUnit(opts.junit, suites);
+    if (!w.isOk()) {
+      err << "sluice: error: --junit: " << w.message() << "\n";
+      return 1;
+    }
+  }
   return (failed == 0 && ok) ? 0 : 1;
 }
 

@@ -64,6 +64,8 @@ struct TestOptions {
   std::vector<std::string> paths; // files or directories of *.sluice
   std::string filter;             // substring of "file: test name"
   bool json = false;
+  bool list = false;              // print "file: name" per test, run nothing
+  std::string junit;              // also write JUnit XML here
 };
 int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err);
 

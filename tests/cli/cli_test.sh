@@ -115,6 +115,30 @@ expect_rc 1 "test with a failing test" "$sluice" test "$work/lang"
 last=$(tail -n 1 "$work/out")
 [[ $last =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] || bad "test: last line is '$last'"
 [ "$last" = "1 passed, 1 failed" ] || bad "test: expected '1 passed, 1 failed', got '$last'"
+# --list names the tests (after --filter) and runs none.
+expect_rc 0 "test --list" "$sluice" test "$work/lang" --list
+[ "$(cat "$work/out")" = "$(printf '%s\n%s' "$work/lang/summary.sluice: passes" "$work/lang/summary.sluice: fails")" ] ||
+  bad "test --list: $(cat "$work/out")"
+expect_rc 0 "test --list --filter" "$sluice" test "$work/lang" --list --filter fails
+[ "$(cat "$work/out")" = "$work/lang/summary.sluice: fails" ] || bad "test --list --filter: $(cat "$work/out")"
+# --junit writes JUnit XML that parses, with the failure's diagnostic.
+printf 'test "x < y & z" {\n    expect(false)\n}\nnot valid (\n' >"$work/lang/broken.sluice"
+expect_rc 1 "test --junit" "$sluice" test "$work/lang" --junit "$work/report.xml"
+python3 - "$work/report.xml" <<'PY' || bad "test --junit: $(head -c 600 "$work/report.xml")"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+assert root.get("tests") == "3" and root.get("failures") == "1" and root.get("errors") == "1", root.attrib
+suites = {s.get("name").rsplit("/", 1)[-1]: s for s in root}
+cases = {c.get("name"): c for c in suites["summary.sluice"]}
+assert cases["passes"].find("failure") is None
+failure = cases["fails"].find("failure")
+assert "expect_eq" in failure.text and "summary.sluice:5" in failure.text, failure.text
+assert suites["broken.sluice"].find("testcase/error") is not None
+PY
+rm "$work/lang/broken.sluice"
+expect_rc 1 "test --junit to a bad path" "$sluice" test "$work/lang" --junit "$work/no_such_dir/r.xml" &&
+  { grep -q 'sluice: error: --junit: cannot write' "$work/err" || bad "--junit bad path: $(cat "$work/err")"; }
 expect_rc 0 "test samples" "$sluice" test "$samples"
 last=$(tail -n 1 "$work/out")
 [[ $last =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] || bad "test samples: last line is '$last'"
