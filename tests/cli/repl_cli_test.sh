@@ -120,16 +120,20 @@ keys Enter
 expect_screen "xs    " "placement table"
 
 # Ctrl-C during a run: the step is cancelled, the REPL stays.
-line 'keep_alive = spawn { sleep(3000) }'
-line 'run(q.dequeue())'
-sleep 1
+# The spawned sleeper keeps the stall check from failing the blocked run
+# before Ctrl-C comes (a loaded machine may be slow to send it).
+line 'keep_alive = spawn { sleep(10000) }'
+line 'print("blocking"); run(q.dequeue())'
+wait_for "blocking" || bad "the blocking run did not start"
+sleep 0.5
 keys C-c
 expect_screen "cancelled" "Ctrl-C cancels the run"
 line '100 + 1'
 expect_line "101" "REPL goes on after Ctrl-C"
 
-# Ctrl-D exits.
-sleep 2
+# Ctrl-D exits (once the sleeper is done, so that nothing is joined).
+line 'keep_alive.join(); print("joined")'
+expect_line "joined" "the sleeper ends"
 keys C-d
 for ((i = 0; i < 200; i++)); do
   [ -s "$work/rc" ] && break
