@@ -134,8 +134,10 @@ Status fromGrpc(const grpc::Status &s, const std::string &peer) {
       code = *exact;
     node = details.substr(nl + 1);
   }
-  // A call the transport failed names the task it could not reach.
+  // A call the transport failed names the task it could not reach, and
+  // a refused one (no or a wrong token) the task that refused it.
   if (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      s.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
       (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && details.empty()))
     return Status(code, peer + ": " + s.error_message(), {}, node);
   return Status(code, s.error_message(), {}, node);

@@ -164,6 +164,9 @@ TEST(ClusterTest, ACallWithoutTheTokenIsRefused) {
   auto r = s->run({}, {}, {g.init});
   ASSERT_FALSE(r.hasValue());
   EXPECT_EQ(r.status().code(), Code::kUnauthenticated) << r.status().toString();
+  // It names the task that refused the call, and where it is.
+  EXPECT_NE(r.status().message().find("/job:"), std::string::npos) << r.status().toString();
+  EXPECT_NE(r.status().message().find("127.0.0.1:"), std::string::npos) << r.status().toString();
   auto ok = session(g.t.graph(), cluster.client(secret));
   EXPECT_TRUE(ok->run({}, {}, {g.init}).hasValue());
 }
