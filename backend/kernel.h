@@ -4,8 +4,10 @@
 // once (keep per-step data in the KernelContext).
 #pragma once
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ir/node.h"
@@ -102,6 +104,27 @@ public:
 
 private:
   const ir::Node &node_;
+};
+
+/// Base of the blocking kernels: they implement computeAsync only; a
+/// caller that runs one synchronously (eager host evaluation) waits here.
+class AsyncOpKernel : public OpKernel {
+public:
+  using OpKernel::OpKernel;
+  bool isAsync() const override { return true; }
+  void compute(KernelContext &ctx) override {
+    std::mutex m;
+    std::condition_variable cv;
+    bool finished = false;
+    computeAsync(ctx, [&] {
+      std::lock_guard<std::mutex> lock(m);
+      finished = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return finished; });
+  }
+  void computeAsync(KernelContext &ctx, std::function<void()> done) override = 0;
 };
 
 } // namespace sluice::backend

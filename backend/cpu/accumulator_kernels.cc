@@ -1,8 +1,6 @@
 // backend/cpu/accumulator_kernels.cc: the ConditionalAccumulator ops.
 // take_gradient is an async kernel: it holds no thread while it waits for
 // the other replicas' gradients.
-#include <atomic>
-#include <condition_variable>
 
 #include "backend/conditional_accumulator.h"
 #include "backend/handle_lookup.h"
@@ -84,23 +82,9 @@ public:
   }
 };
 
-class TakeGradientKernel : public OpKernel {
+class TakeGradientKernel : public AsyncOpKernel {
 public:
-  using OpKernel::OpKernel;
-  bool isAsync() const override { return true; }
-  void compute(KernelContext &ctx) override {
-    // A synchronous caller (eager host evaluation) waits here.
-    std::mutex m;
-    std::condition_variable cv;
-    bool finished = false;
-    computeAsync(ctx, [&] {
-      std::lock_guard<std::mutex> lock(m);
-      finished = true;
-      cv.notify_all();
-    });
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return finished; });
-  }
+  using AsyncOpKernel::AsyncOpKernel;
   void computeAsync(KernelContext &ctx, std::function<void()> done) override {
     auto acc = accumulator(ctx);
     if (!acc.hasValue()) {

@@ -1,7 +1,6 @@
 // backend/cpu/data_flow_kernels.cc: CPU kernels for the queue ops: create
 // or re-open a queue and output its handle; the blocking ops are async
 // kernels that hold no thread while they wait.
-#include <condition_variable>
 
 #include "backend/kernel_registry.h"
 #include "backend/queue_base.h"
@@ -74,24 +73,9 @@ private:
 };
 
 /// Base of the async queue kernels: finds the queue, then `start`s.
-class AsyncQueueKernel : public OpKernel {
+class AsyncQueueKernel : public AsyncOpKernel {
 public:
-  using OpKernel::OpKernel;
-  bool isAsync() const override { return true; }
-  void compute(KernelContext &ctx) override {
-    // Only reached when a caller runs the kernel synchronously (eager
-    // host evaluation): wait for completion here.
-    std::mutex m;
-    std::condition_variable cv;
-    bool finished = false;
-    computeAsync(ctx, [&] {
-      std::lock_guard<std::mutex> lock(m);
-      finished = true;
-      cv.notify_all();
-    });
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return finished; });
-  }
+  using AsyncOpKernel::AsyncOpKernel;
   void computeAsync(KernelContext &ctx, std::function<void()> done) override {
     auto q = lookupQueue(ctx, 0);
     if (!q.hasValue()) {
