@@ -7,6 +7,7 @@
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
 #include "frontend/eval/pipeline_objects.h"
+#include "frontend/detail/driver_support.h"
 #include "frontend/evaluator.h"
 #include "ir/text/printer.h"
 #include "support/large_stack.h"
@@ -96,12 +97,11 @@ Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::
         return;
       }
     }
-    frontend::Diagnostic d;
-    d.loc = s.loc();
-    d.message = std::string(codeName(s.code())) + ": " +
-                (s.node().empty() ? "" : "node '" + s.node() + "': ") + s.message();
-    text << diags.format(d);
-    error = api::toError(s, text.str());
+    frontend::detail::reportStatus(s, diags, text);
+    std::string shown = text.str();
+    if (!shown.empty() && shown.back() == '\n')
+      shown.pop_back();
+    error = api::toError(s, shown);
   });
   if (error)
     return *error;

@@ -14,6 +14,17 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
   cmd->add_flag("--list", opts->list, "List the tests ('file: name', after --filter); run none");
   cmd->add_option("--junit", opts->junit, "Also write the results as JUnit XML to FILE");
+  cmd->add_option("-j,--jobs", opts->jobs,
+                  "Run N tests at once, each in a process of its own (default 1: all in this one)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--timeout", opts->timeoutSeconds,
+                  "Fail a test that runs longer than SECONDS (each test then runs in its own process)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--update-golden", opts->updateGolden,
+                "Write the files of expect_golden(value, path) instead of comparing with them");
+  // The isolated runner's children run one test each; not for users.
+  cmd->add_option("--only-test", opts->onlyTest, "Run only the test with this exact name")
+      ->group("");
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);
   });

@@ -198,6 +198,9 @@ enum class StmtKind {
   kTry,
   kImport,
   kTest,
+  kFixture,
+  kUse,
+  kTeardown,
 };
 
 struct Stmt {
@@ -317,6 +320,26 @@ struct ImportStmt : Stmt {
 struct TestStmt : Stmt {
   TestStmt(SourceLoc l) : Stmt(StmtKind::kTest, std::move(l)) {}
   std::string name;
+  std::shared_ptr<Block> body;
+};
+
+/// `fixture NAME { ... }`: setup that tests opt into with `use NAME`.
+struct FixtureStmt : Stmt {
+  FixtureStmt(SourceLoc l) : Stmt(StmtKind::kFixture, std::move(l)) {}
+  std::string name;
+  std::shared_ptr<Block> body;
+};
+
+/// `use a, b` in a test or a fixture.
+struct UseStmt : Stmt {
+  UseStmt(SourceLoc l) : Stmt(StmtKind::kUse, std::move(l)) {}
+  std::vector<std::string> names;
+  std::vector<SourceLoc> locs;
+};
+
+/// `teardown { ... }` in a fixture: runs after the test that used it.
+struct TeardownStmt : Stmt {
+  TeardownStmt(SourceLoc l) : Stmt(StmtKind::kTeardown, std::move(l)) {}
   std::shared_ptr<Block> body;
 };
 

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "frontend/evaluator.h"
-#include "frontend/junit_report.h"
 #include "frontend/cluster_host.h"
+#include "frontend/detail/driver_support.h"
 #include "frontend/partition_files.h"
 #include "frontend/task_flags.h"
 #include "ir/text/dot.h"
@@ -30,15 +30,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Prints a run-time or evaluation error GCC-style, quoting the line.
+using detail::CwdGuard;
+
 void report(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
-  Diagnostic d;
-  d.loc = s.loc();
-  std::string msg = std::string(codeName(s.code())) + ": ";
-  if (!s.node().empty())
-    msg += "node '" + s.node() + "': ";
-  d.message = msg + s.message();
-  err << diags.format(d) << '\n';
+  detail::reportStatus(s, diags, err);
 }
 
 /// `--set` values: numbers, booleans and none keep their type; anything
@@ -65,20 +60,6 @@ Value parseSetValue(const std::string &text) {
   return Value::string(text);
 }
 
-class CwdGuard {
-public:
-  explicit CwdGuard(const fs::path &dir) : saved_(fs::current_path()) {
-    if (!dir.empty())
-      fs::current_path(dir);
-  }
-  ~CwdGuard() {
-    std::error_code ec;
-    fs::current_path(saved_, ec);
-  }
-
-private:
-  fs::path saved_;
-};
 
 bool writeOutput(const std::string &text, const std::string &path, std::ostream &out,
                  std::ostream &err) {
@@ -351,106 +332,6 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     code = writeOutput(text, opts.output, out, err) ? 0 : 1;
   });
   return code;
-}
-
-namespace {
-
-std::vector<fs::path> collectTestFiles(const std::vector<std::string> &paths,
-                                       std::ostream &err, bool &ok) {
-  std::vector<fs::path> files;
-  for (const auto &p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (const auto &e : fs::recursive_directory_iterator(p, ec))
-        if (e.is_regular_file() && e.path().extension() == ".sluice")
-          files.push_back(e.path());
-    } else if (fs::is_regular_file(p, ec)) {
-      files.emplace_back(p);
-    } else {
-      err << "sluice: error: no such file or directory: '" << p << "'\n";
-      ok = false;
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-} // namespace
-
-int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err) {
-  bool ok = true;
-  std::vector<fs::path> files = collectTestFiles(opts.paths, err, ok);
-  int passed = 0, failed = 0;
-  std::vector<JUnitSuite> suites;
-  for (const fs::path &file : files) {
-    fs::path abs = fs::absolute(file);
-    JUnitSuite suite;
-    suite.name = file.string();
-    runWithLargeStack([&] {
-      DiagnosticEngine diags;
-      EvalOptions eo;
-      eo.mode = EvalMode::kTest;
-      eo.json = opts.json;
-      eo.out = &out;
-      // Each test file runs in its own folder, so relative paths in it
-      // name its fixtures.
-      CwdGuard cwd(abs.parent_path());
-      Evaluator ev(eo, diags);
-      Status s = ev.runFile(abs.string());
-      std::string shown = file.string();
-      if (!s.isOk() || diags.hasErrors()) {
-        std::ostringstream why;
-        diags.print(why);
-        if (!s.isOk() && !diags.hasErrors())
-          report(s, diags, why);
-        out << "FAIL " << shown << " (the file itself failed)\n" << why.str();
-        suite.fileFailed = true;
-        suite.fileError = why.str();
-        ++failed;
-        return;
-      }
-      for (const TestCase &t : ev.tests()) {
-        std::string label = shown + ": " + t.name;
-        if (!opts.filter.empty() && label.find(opts.filter) == std::string::npos)
-          continue;
-        if (opts.list) {
-          out << label << "\n";
-          continue;
-        }
-        auto start = std::chrono::steady_clock::now();
-        TestOutcome r = ev.runTest(t);
-        JUnitCase c;
-        c.name = t.name;
-        c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        c.passed = r.passed;
-        if (r.passed) {
-          out << "PASS " << label << "\n";
-          ++passed;
-        } else {
-          std::ostringstream why;
-          report(r.failure, diags, why);
-          out << "FAIL " << label << "\n" << why.str();
-          c.detail = why.str();
-          c.message = c.detail.substr(0, c.detail.find('\n'));
-          ++failed;
-        }
-        suite.cases.push_back(std::move(c));
-        out.flush();
-      }
-    });
-    suites.push_back(std::move(suite));
-  }
-  if (opts.list)
-    return ok ? 0 : 1;
-  out << passed << " passed, " << failed << " failed\n";
-  if (!opts.junit.empty()) {
-    Status w = writeJUnit(opts.junit, suites);
-    if (!w.isOk()) {
-      err << "sluice: error: --junit: " << w.message() << "\n";
-      return 1;
-    }
-  }
-  return (failed == 0 && ok) ? 0 : 1;
 }
 
 } // namespace sluice::frontend

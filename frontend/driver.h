@@ -66,7 +66,16 @@ struct TestOptions {
   bool json = false;
   bool list = false;              // print "file: name" per test, run nothing
   std::string junit;              // also write JUnit XML here
+  int jobs = 1;                   // -j: tests at once, each in its own process
+  double timeoutSeconds = 0;      // --timeout: a test running longer fails (0: no limit)
+  bool updateGolden = false;      // expect_golden writes its files instead of comparing
+  std::string onlyTest;           // run only the test with this exact name
+  std::string executable;         // the sluice binary that runs isolated tests ("": this one)
 };
+/// Runs the tests of every file. With jobs > 1 or a timeout, each test
+/// runs in a child process of its own (`executable test FILE
+/// --only-test NAME`), so a test that hangs or crashes fails alone;
+/// results print in file order either way.
 int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err);
 
 } // namespace sluice::frontend

@@ -89,23 +89,53 @@ TestOutcome Evaluator::runTest(const TestCase &test) {
   ThreadState *saved = tlsThreadState;
   tlsThreadState = &state;
   state.spawnScopes.emplace_back();
+  const size_t tempDirsBefore = ev.tempDirs.size();
   TestOutcome out;
   auto env = std::make_shared<Env>(ev.globals);
-  try {
-    Value ret;
-    ev.execBlock(*test.body, env, ret);
-    for (auto &t : state.spawnScopes.back())
-      t->join(ev, test.loc);
-    out.passed = true;
-  } catch (LangError &e) {
-    for (auto &t : state.spawnScopes.back()) {
+  auto joinSpawned = [&](bool report) {
+    auto threads = std::move(state.spawnScopes.back());
+    state.spawnScopes.back().clear();
+    for (auto &t : threads) {
       try {
         t->join(ev, test.loc);
       } catch (LangError &) {
+        if (report)
+          throw;
       }
     }
+  };
+  try {
+    Value ret;
+    ev.execBlock(*test.body, env, ret);
+    joinSpawned(true);
+    out.passed = true;
+  } catch (LangError &e) {
+    joinSpawned(false);
     out.failure = e.status;
   }
+  // Teardowns run last to first, after a failure too; the first failure
+  // is the one reported.
+  while (!state.teardowns.empty()) {
+    auto [body, scope] = std::move(state.teardowns.back());
+    state.teardowns.pop_back();
+    try {
+      Value ret;
+      ev.execBlock(*body, scope, ret);
+      joinSpawned(true);
+    } catch (LangError &e) {
+      joinSpawned(false);
+      if (out.passed) {
+        out.passed = false;
+        out.failure = e.status;
+      }
+    }
+  }
+  // Whatever the test made with temp_dir() goes with it.
+  for (size_t i = tempDirsBefore; i < ev.tempDirs.size(); ++i) {
+    std::error_code ec;
+    std::filesystem::remove_all(ev.tempDirs[i], ec);
+  }
+  ev.tempDirs.resize(std::min(ev.tempDirs.size(), tempDirsBefore));
   tlsThreadState = saved;
   return out;
 }

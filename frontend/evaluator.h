@@ -34,6 +34,7 @@ struct EvalOptions {
   std::ostream *out = nullptr; // print() target (stdout if null)
   std::ostream *err = nullptr; // warnings (stderr if null)
   bool werror = false;         // pipeline warnings are errors
+  bool updateGolden = false;   // expect_golden writes its files instead of comparing
   std::vector<std::pair<std::string, Value>> globals; // --set bindings
   /// What `task` is bound to (--task/--cluster or TF_CONFIG); unset: the
   /// local default, worker 0 and chief.

@@ -21,7 +21,7 @@ const char *const kCommands[] = {"help", "run",   "ops",  "doc",  "graph", "dot"
 
 const char *const kKeywords[] = {
     "if",   "else", "for",  "in",   "while", "fn",    "return", "break",  "continue",
-    "with", "session", "try", "catch", "as", "import", "test", "spawn", "true",
+    "with", "session", "try", "catch", "as", "import", "test", "fixture", "use", "teardown", "spawn", "true",
     "false", "none", "and", "or", "not"};
 
 // Attribute and method names that objects, tensors and host values answer;

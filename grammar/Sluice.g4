@@ -34,6 +34,9 @@ stmt
   | KW_TRY block (nl* catchClause)+                                    # tryStmt
   | KW_IMPORT STRING                                                   # importStmt
   | KW_TEST STRING block                                               # testStmt
+  | KW_FIXTURE NAME block                                              # fixtureStmt
+  | KW_USE NAME (COMMA NAME)*                                          # useStmt
+  | KW_TEARDOWN block                                                  # teardownStmt
   | exprList (ASSIGN exprList | augOp expr)?                           # simpleStmt
   ;
 
@@ -127,6 +130,9 @@ KW_TRY : 'try' ;
 KW_CATCH : 'catch' ;
 KW_IMPORT : 'import' ;
 KW_TEST : 'test' ;
+KW_FIXTURE : 'fixture' ;
+KW_USE : 'use' ;
+KW_TEARDOWN : 'teardown' ;
 KW_AND : 'and' ;
 KW_OR : 'or' ;
 KW_NOT : 'not' ;

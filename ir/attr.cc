@@ -100,23 +100,26 @@ std::string tensorText(const Tensor &t) {
   for (int64_t i = 0; i < t.numElements(); ++i) {
     if (i)
       out += ", ";
-    if (t.dtype() == DType::kString || t.dtype() == DType::kResource)
-      out += quoted(t.strings()[i]);
-    else if (t.dtype() == DType::kVariant)
-      out += quoted(formatElement(t, i));
-    else if (t.dtype() == DType::kF64)
-      out += exactFloat(t.data<double>()[i]);
-    else if (isFloating(t.dtype()))
-      out += exactSingle(static_cast<float>(t.elementAsDouble(i)), t.dtype());
-    else if (t.dtype() == DType::kBool)
-      out += t.data<bool>()[i] ? "true" : "false";
-    else
-      out += std::to_string(t.elementAsInt(i));
+    out += exactElementText(t, i);
   }
   return out + "}>";
 }
 
 } // namespace
+
+std::string exactElementText(const Tensor &t, int64_t i) {
+  if (t.dtype() == DType::kString || t.dtype() == DType::kResource)
+    return quoted(t.strings()[i]);
+  if (t.dtype() == DType::kVariant)
+    return quoted(formatElement(t, i));
+  if (t.dtype() == DType::kF64)
+    return exactFloat(t.data<double>()[i]);
+  if (isFloating(t.dtype()))
+    return exactSingle(static_cast<float>(t.elementAsDouble(i)), t.dtype());
+  if (t.dtype() == DType::kBool)
+    return t.data<bool>()[i] ? "true" : "false";
+  return std::to_string(t.elementAsInt(i));
+}
 
 std::string formatAttr(const AttrValue &v) {
   switch (attrTypeOf(v)) {

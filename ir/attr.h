@@ -46,5 +46,8 @@ using AttrMap = std::map<std::string, AttrValue, std::less<>>;
 
 /// Text form used by the textual IR (parsed back by ir/text/attr_parser.cc).
 std::string formatAttr(const AttrValue &v);
+/// Element i of `t` in the same exact text that formatAttr uses for a
+/// tensor's elements (floats read back bit for bit, strings quoted).
+std::string exactElementText(const Tensor &t, int64_t i);
 
 } // namespace sluice::ir

@@ -45,6 +45,9 @@ public:
   antlrcpp::Any visitTryStmt(P::TryStmtContext *ctx) override;
   antlrcpp::Any visitImportStmt(P::ImportStmtContext *ctx) override;
   antlrcpp::Any visitTestStmt(P::TestStmtContext *ctx) override;
+  antlrcpp::Any visitFixtureStmt(P::FixtureStmtContext *ctx) override;
+  antlrcpp::Any visitUseStmt(P::UseStmtContext *ctx) override;
+  antlrcpp::Any visitTeardownStmt(P::TeardownStmtContext *ctx) override;
   antlrcpp::Any visitSimpleStmt(P::SimpleStmtContext *ctx) override;
 
   // Primaries (ast_builder_expr.cc).

@@ -182,6 +182,31 @@ antlrcpp::Any AstBuilder::visitTestStmt(P::TestStmtContext *ctx) {
   return nullptr;
 }
 
+antlrcpp::Any AstBuilder::visitFixtureStmt(P::FixtureStmtContext *ctx) {
+  auto stmt = std::make_unique<FixtureStmt>(loc(ctx));
+  stmt->name = ctx->NAME()->getText();
+  stmt->body = std::make_shared<Block>(buildBlock(ctx->block()));
+  stmtOut_ = std::move(stmt);
+  return nullptr;
+}
+
+antlrcpp::Any AstBuilder::visitUseStmt(P::UseStmtContext *ctx) {
+  auto stmt = std::make_unique<UseStmt>(loc(ctx));
+  for (antlr4::tree::TerminalNode *name : ctx->NAME()) {
+    stmt->names.push_back(name->getText());
+    stmt->locs.push_back(loc(name));
+  }
+  stmtOut_ = std::move(stmt);
+  return nullptr;
+}
+
+antlrcpp::Any AstBuilder::visitTeardownStmt(P::TeardownStmtContext *ctx) {
+  auto stmt = std::make_unique<TeardownStmt>(loc(ctx));
+  stmt->body = std::make_shared<Block>(buildBlock(ctx->block()));
+  stmtOut_ = std::move(stmt);
+  return nullptr;
+}
+
 antlrcpp::Any AstBuilder::visitSimpleStmt(P::SimpleStmtContext *ctx) {
   std::vector<P::ExprListContext *> lists = ctx->exprList();
   if (lists.empty())

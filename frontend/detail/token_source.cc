@@ -30,6 +30,9 @@ bool startsStatementOnly(size_t type) {
   case SluiceLexer::KW_TRY:
   case SluiceLexer::KW_IMPORT:
   case SluiceLexer::KW_TEST:
+  case SluiceLexer::KW_FIXTURE:
+  case SluiceLexer::KW_USE:
+  case SluiceLexer::KW_TEARDOWN:
     return true;
   default:
     return false;

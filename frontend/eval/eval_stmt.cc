@@ -279,8 +279,74 @@ Flow EvaluatorImpl::exec(const Stmt &s, const std::shared_ptr<Env> &env, Value &
       tests.push_back(TestCase{t.name, t.body, t.loc});
     return Flow::kNormal;
   }
+  case StmtKind::kFixture: {
+    const auto &f = static_cast<const FixtureStmt &>(s);
+    auto [it, fresh] = fixtures.try_emplace(f.name, FixtureDef{f.body, env, f.loc});
+    if (!fresh && it->second.loc.str() != f.loc.str())
+      throwError(Code::kValueError,
+                 "fixture '" + f.name + "' is already defined at " + it->second.loc.str(), f.loc);
+    return Flow::kNormal;
+  }
+  case StmtKind::kUse: {
+    const auto &u = static_cast<const UseStmt &>(s);
+    for (size_t i = 0; i < u.names.size(); ++i)
+      useFixture(u.names[i], u.locs[i], env);
+    return Flow::kNormal;
+  }
+  case StmtKind::kTeardown: {
+    const auto &t = static_cast<const TeardownStmt &>(s);
+    if (!ts().inTest)
+      throwError(Code::kValueError, "teardown is allowed only in a fixture or a test", t.loc);
+    ts().teardowns.emplace_back(t.body, env);
+    return Flow::kNormal;
+  }
   }
   return Flow::kNormal;
+}
+
+void EvaluatorImpl::useFixture(const std::string &name, const SourceLoc &loc,
+                               const std::shared_ptr<Env> &into) {
+  ThreadState &t = ts();
+  if (!t.inTest)
+    throwError(Code::kValueError, "use is allowed only in a test or a fixture", loc);
+  auto it = fixtures.find(name);
+  if (it == fixtures.end()) {
+    std::string known;
+    for (const auto &[n, f] : fixtures)
+      known += (known.empty() ? "" : ", ") + n;
+    throwError(Code::kNotFound,
+               "no fixture named '" + name + "'" +
+                   (known.empty() ? std::string(" (none is defined)") : " (defined: " + known + ")"),
+               loc);
+  }
+  if (t.usedFixtures.count(name))
+    return;
+  for (size_t i = 0; i < t.fixtureStack.size(); ++i)
+    if (t.fixtureStack[i] == name) {
+      std::string cycle;
+      for (size_t j = i; j < t.fixtureStack.size(); ++j)
+        cycle += t.fixtureStack[j] + " -> ";
+      throwError(Code::kValueError, "fixtures use each other in a cycle: " + cycle + name, loc);
+    }
+  // The body runs in its own scope over the one it was defined in (so it
+  // sees its own file's names), then hands its bindings to the user.
+  const FixtureDef &def = it->second;
+  auto scope = std::make_shared<Env>(def.closure);
+  t.fixtureStack.push_back(name);
+  Value ret;
+  Flow flow;
+  try {
+    flow = execBlock(*def.body, scope, ret);
+  } catch (...) {
+    t.fixtureStack.pop_back();
+    throw;
+  }
+  t.fixtureStack.pop_back();
+  if (flow != Flow::kNormal)
+    throwError(Code::kValueError, "a fixture body cannot return, break or continue", def.loc);
+  t.usedFixtures.insert(name);
+  for (const auto &[n, v] : scope->vars())
+    into->set(n, v);
 }
 
 Value EvaluatorImpl::callFunction(const Function &f, CallArgs &args) {

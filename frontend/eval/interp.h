@@ -71,6 +71,19 @@ struct ThreadState {
   std::vector<std::vector<std::shared_ptr<ThreadObject>>> spawnScopes;
   int callDepth = 0;
   bool inTest = false;
+  /// The fixtures this test has applied (each once), the ones being
+  /// applied now (to refuse a cycle), and the teardown blocks they left,
+  /// run last to first when the test ends.
+  std::set<std::string> usedFixtures;
+  std::vector<std::string> fixtureStack;
+  std::vector<std::pair<std::shared_ptr<Block>, std::shared_ptr<Env>>> teardowns;
+};
+
+/// A `fixture NAME { }` block and the scope it was defined in.
+struct FixtureDef {
+  std::shared_ptr<Block> body;
+  std::shared_ptr<Env> closure;
+  SourceLoc loc;
 };
 
 extern thread_local ThreadState *tlsThreadState;
@@ -183,6 +196,11 @@ public:
   std::shared_ptr<Env> globals;
   std::unique_ptr<GraphContext> topGraph;
   std::vector<TestCase> tests;
+  std::map<std::string, FixtureDef> fixtures;
+  /// `use NAME`: applies the fixture (and those it uses) once per test,
+  /// binding what its body binds into `into`.
+  void useFixture(const std::string &name, const SourceLoc &loc,
+                  const std::shared_ptr<Env> &into);
   std::map<std::string, std::shared_ptr<Env>> imports;
   std::vector<std::string> importStack;
   std::vector<std::unique_ptr<Module>> modules;

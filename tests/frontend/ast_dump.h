@@ -194,6 +194,18 @@ inline std::string dump(const Stmt *s) {
     auto *t = static_cast<const TestStmt *>(s);
     return "(test \"" + t->name + "\" " + dump(*t->body) + ")";
   }
+  case StmtKind::kFixture: {
+    auto *f = static_cast<const FixtureStmt *>(s);
+    return "(fixture " + f->name + " " + dump(*f->body) + ")";
+  }
+  case StmtKind::kUse: {
+    std::string out = "(use";
+    for (const std::string &n : static_cast<const UseStmt *>(s)->names)
+      out += " " + n;
+    return out + ")";
+  }
+  case StmtKind::kTeardown:
+    return "(teardown " + dump(*static_cast<const TeardownStmt *>(s)->body) + ")";
   }
   return "?";
 }

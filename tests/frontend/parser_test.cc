@@ -152,6 +152,8 @@ TEST(ParserStatements, BlocksWithSessionsTryImportTest) {
   EXPECT_EQ(parseOk("import \"common.sluice\""), "{(import \"common.sluice\")}");
   EXPECT_EQ(parseOk("test \"adds\" {\n expect_eq(1 + 1, 2)\n}"),
             "{(test \"adds\" {(call expect_eq (+ 1 1) 2)})}");
+  EXPECT_EQ(parseOk("fixture csv {\n use dir, q\n teardown { close() }\n}"),
+            "{(fixture csv {(use dir q); (teardown {(call close)})})}");
 }
 
 TEST(ParserStatements, NewlinesAndComments) {

@@ -1,0 +1,28 @@
+// frontend/detail/driver_support.cc
+#include "frontend/detail/driver_support.h"
+
+#include <ostream>
+
+namespace sluice::frontend::detail {
+
+void reportStatus(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
+  Diagnostic d;
+  d.loc = s.loc();
+  std::string msg = std::string(codeName(s.code())) + ": ";
+  if (!s.node().empty())
+    msg += "node '" + s.node() + "': ";
+  d.message = msg + s.message();
+  err << diags.format(d) << '\n';
+}
+
+CwdGuard::CwdGuard(const std::filesystem::path &dir) : saved_(std::filesystem::current_path()) {
+  if (!dir.empty())
+    std::filesystem::current_path(dir);
+}
+
+CwdGuard::~CwdGuard() {
+  std::error_code ec;
+  std::filesystem::current_path(saved_, ec);
+}
+
+} // namespace sluice::frontend::detail
