@@ -162,6 +162,10 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
       feeds.emplace_back(target, std::move(value));
     }
   }
+  if (!sess.pipelinesChecked) {
+    sess.pipelinesChecked = true;
+    checkPipelinesAtRun(*sess.graph);
+  }
   rt::RunOptions ro;
   if (!timeout.isNone())
     ro.timeoutMs = toInt(timeout, "timeout_in_ms", args.loc);
@@ -264,7 +268,6 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
   opts.ignoreDeviceRequests = this->opts.oneDevice;
   opts.cluster = sessionCluster(*this, argOr(a, 99, "target", Value::none()), s.loc);
   GraphContext *g = ts().graph;
-  checkPipelinesAtRun(*g);
   auto created = rt::Session::create(g->graph.get(), &g->mutex, opts);
   if (!created.hasValue())
     throwStatus(created.takeStatus(), s.loc);

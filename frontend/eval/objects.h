@@ -121,6 +121,10 @@ public:
   /// Not in TF: a run blocked on a queue nothing can fill fails instead
   /// of hanging (config_proto(stall_detection: false) turns it off).
   bool stallDetection = true;
+  /// The static pipeline check runs at the session's first run, so that
+  /// ops built inside the session block before it (a feeder's enqueue)
+  /// count; a supervised session checks its finalized graph up front.
+  bool pipelinesChecked = false;
 };
 
 /// What the program is doing, for stall detection: threads alive (spawned

@@ -40,7 +40,9 @@ class SupervisedSession : public SessionObject {
 public:
   SupervisedSession(GraphContext *g, std::unique_ptr<rt::Session> s, SupervisorConfig c)
       : SessionObject(g, std::move(s)), cfg(std::move(c)),
-        coord(std::make_shared<CoordinatorObject>()) {}
+        coord(std::make_shared<CoordinatorObject>()) {
+    pipelinesChecked = true; // its graph is final: checked when it opened
+  }
   std::string typeName() const override { return "session"; }
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
   std::optional<ir::Output>
