@@ -16,6 +16,7 @@
 
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
+#include "frontend/detail/driver_support.h"
 #include "frontend/detail/repl_support.h"
 #include "frontend/evaluator.h"
 #include "frontend/parser.h"
@@ -143,13 +144,7 @@ struct Repl::State {
   }
 
   void report(const Status &s) {
-    Diagnostic d;
-    d.loc = s.loc();
-    std::string msg = std::string(codeName(s.code())) + ": ";
-    if (!s.node().empty())
-      msg += "node '" + s.node() + "': ";
-    d.message = msg + s.message();
-    err << diags.format(d) << '\n';
+    detail::reportStatus(s, diags, err);
     err.flush();
   }
 
