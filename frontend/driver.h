@@ -38,12 +38,13 @@ struct RunProgramOptions {
   TaskFlags taskFlags;
   ClusterFlags clusterFlags;
   bool oneDevice = false; // ignore device requests (compare with a placed run)
+  std::string backend;    // --backend interp|jit (empty: the session default)
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
 
 struct CompileOptions {
   std::string file;       // .sluice or .sir
-  std::string emit = "ir"; // "ir", "dot", "placement", "partitions" or "cost"
+  std::string emit = "ir"; // "ir", "dot", "placement", "partitions", "cost", "fused", "llvm"
   std::string output;     // "" = stdout; the directory for "partitions"
   std::string printAfter; // pass name or "all"
   bool werror = false;    // pipeline warnings are errors
@@ -66,6 +67,7 @@ struct TestOptions {
   bool json = false;
   bool list = false;              // print "file: name" per test, run nothing
   std::string junit;              // also write JUnit XML here
+  std::string backend;            // --backend interp|jit (empty: the session default)
 };
 int runTests(const TestOptions &opts, std::ostream &out, std::ostream &err);
 
