@@ -41,6 +41,10 @@ public:
   /// The function `name` of the graph's library, ready to call; not_found
   /// when the library has none.
   virtual Expected<std::shared_ptr<const Function>> instantiate(const std::string &name) = 0;
+  /// The definition of `name` without instantiating it (a fused node's
+  /// body, which its kernel runs or compiles itself); null when the
+  /// library has none.
+  virtual std::shared_ptr<const ir::FunctionDef> lookup(const std::string &name) const = 0;
 };
 
 } // namespace sluice::backend

@@ -46,6 +46,7 @@ void registerAllKernels(KernelRegistry &reg) {
   registerReadCsvKernels(reg);
   registerGradientKernels(reg);
   registerTrainingKernels(reg);
+  registerFusedKernels(reg);
 }
 
 const KernelRegistry &kernelRegistry() {

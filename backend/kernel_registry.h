@@ -59,5 +59,6 @@ void registerTransferKernels(KernelRegistry &reg); // backend/cpu/transfer_kerne
 void registerReadCsvKernels(KernelRegistry &reg);  // backend/cpu/read_csv_kernels.cc
 void registerGradientKernels(KernelRegistry &reg); // backend/cpu/gradient_kernels.cc
 void registerTrainingKernels(KernelRegistry &reg); // backend/cpu/training_kernels.cc
+void registerFusedKernels(KernelRegistry &reg);    // backend/cpu/fused_kernels.cc (interpreted)
 
 } // namespace sluice::backend

@@ -1,4 +1,4 @@
-// cli/compile.cc: `sluice compile FILE --emit ir|dot|placement|partitions|cost`:
+// cli/compile.cc: `sluice compile FILE --emit ir|dot|placement|partitions|cost|fused|llvm`:
 // writes the graph, its placement, its per-device partitions or its cost.
 #include <iostream>
 
@@ -14,9 +14,10 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("file", opts->file, "The .sluice or .sir file")->required();
   cmd->add_option("--emit", opts->emit,
                   "Output form: ir, dot (placed, by device), placement (node -> device table), "
-                  "partitions (one .sir per device into -o DIR), or cost (bytes, parameters, "
-                  "FLOPs per device)")
-      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost"}));
+                  "partitions (one .sir per device into -o DIR), cost (bytes, parameters, "
+                  "FLOPs per device), fused (the fusion clusters, then the fused IR) or llvm "
+                  "(the LLVM IR the JIT compiles for each cluster)")
+      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost", "fused", "llvm"}));
   cmd->add_option("--cpus", opts->cpus,
                   "CPU devices per task for --emit placement, dot, partitions and cost")
       ->check(CLI::PositiveNumber);

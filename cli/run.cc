@@ -18,6 +18,10 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
   cmd->add_flag("--one-device", opts->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
+  cmd->add_option("--backend", opts->backend,
+                  "What runs fused clusters: interp (their ops one by one, the default) or jit "
+                  "(compiled with LLVM); config_proto(backend:) overrides it")
+      ->check(CLI::IsMember({"interp", "jit"}));
   addTaskFlags(*cmd, opts->taskFlags);
   addClusterFlags(*cmd, opts->clusterFlags);
   cmd->callback([opts, sets, &exitCode] {

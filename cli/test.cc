@@ -25,6 +25,10 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   // The isolated runner's children run one test each; not for users.
   cmd->add_option("--only-test", opts->onlyTest, "Run only the test with this exact name")
       ->group("");
+  cmd->add_option("--backend", opts->backend,
+                  "What runs fused clusters: interp (their ops one by one, the default) or jit "
+                  "(compiled with LLVM); config_proto(backend:) overrides it")
+      ->check(CLI::IsMember({"interp", "jit"}));
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);
   });

@@ -18,7 +18,9 @@
 #include "ir/text/dot.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "backend/jit/jit.h"
 #include "passes/cost_model.h"
+#include "passes/fusion.h"
 #include "passes/partition.h"
 #include "passes/pipeline.h"
 #include "passes/placer.h"
@@ -117,6 +119,7 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     eo.task = task;
     eo.clusterHost = host;
     eo.oneDevice = opts.oneDevice;
+    eo.backend = opts.backend;
     eo.json = opts.json;
     eo.out = &out;
     eo.err = &err;
@@ -215,8 +218,10 @@ std::vector<std::string> compileDevices(const ir::Graph &g, const ir::TaskConfig
 
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
   if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement" &&
-      opts.emit != "partitions" && opts.emit != "cost") {
-    err << "sluice: error: --emit must be 'ir', 'dot', 'placement', 'partitions' or 'cost'\n";
+      opts.emit != "partitions" && opts.emit != "cost" && opts.emit != "fused" &&
+      opts.emit != "llvm") {
+    err << "sluice: error: --emit must be 'ir', 'dot', 'placement', 'partitions', 'cost', "
+           "'fused' or 'llvm'\n";
     return 2;
   }
   if (opts.emit == "partitions" && (opts.output.empty() || opts.output == "-")) {
@@ -282,6 +287,7 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       ctx.options.devices = compileDevices(*graph, *task, opts.cpus);
       ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
     }
+    po.fuse = opts.emit == "fused" || opts.emit == "llvm";
     po.printAfter = opts.printAfter;
     po.afterPass = [&](std::string_view name, const ir::Graph &g) {
       err << "# IR after " << name << "\n" << ir::printGraph(g);
@@ -325,10 +331,21 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       code = writePartitions(*graph, opts.output, diags, out, err) ? 0 : 1;
       return;
     }
-    std::string text = opts.emit == "dot"         ? ir::writeDot(*graph, ir::DotOptions{true})
-                       : opts.emit == "placement" ? placementTable(*graph)
-                       : opts.emit == "cost"      ? costText
-                                                  : ir::printGraph(*graph);
+    std::string text;
+    if (opts.emit == "llvm") {
+      auto llvmText = backend::jit::emitLlvmIr(*graph);
+      if (!llvmText.hasValue()) {
+        report(llvmText.status(), diags, err);
+        return;
+      }
+      text = std::move(*llvmText);
+    } else {
+      text = opts.emit == "dot"         ? ir::writeDot(*graph, ir::DotOptions{true})
+             : opts.emit == "placement" ? placementTable(*graph)
+             : opts.emit == "cost"      ? costText
+             : opts.emit == "fused" ? passes::describeClusters(*graph) + ir::printGraph(*graph)
+                                    : ir::printGraph(*graph);
+    }
     code = writeOutput(text, opts.output, out, err) ? 0 : 1;
   });
   return code;

@@ -38,12 +38,13 @@ struct RunProgramOptions {
   TaskFlags taskFlags;
   ClusterFlags clusterFlags;
   bool oneDevice = false; // ignore device requests (compare with a placed run)
+  std::string backend;    // --backend interp|jit (empty: the session default)
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
 
 struct CompileOptions {
   std::string file;       // .sluice or .sir
-  std::string emit = "ir"; // "ir", "dot", "placement", "partitions" or "cost"
+  std::string emit = "ir"; // "ir", "dot", "placement", "partitions", "cost", "fused", "llvm"
   std::string output;     // "" = stdout; the directory for "partitions"
   std::string printAfter; // pass name or "all"
   bool werror = false;    // pipeline warnings are errors
@@ -71,6 +72,7 @@ struct TestOptions {
   bool updateGolden = false;      // expect_golden writes its files instead of comparing
   std::string onlyTest;           // run only the test with this exact name
   std::string executable;         // the sluice binary that runs isolated tests ("": this one)
+  std::string backend;            // --backend interp|jit (empty: the session default)
 };
 /// Runs the tests of every file. With jobs > 1 or a timeout, each test
 /// runs in a child process of its own (`executable test FILE

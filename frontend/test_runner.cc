@@ -56,6 +56,7 @@ void runFileInProcess(const TestOptions &opts, const fs::path &file, std::ostrea
     eo.json = opts.json;
     eo.out = &out;
     eo.updateGolden = opts.updateGolden;
+    eo.backend = opts.backend;
     // Each test file runs in its own folder, so relative paths in it
     // name its fixtures.
     detail::CwdGuard cwd(abs.parent_path());

@@ -56,6 +56,7 @@ void registerAllOps(OpRegistry &reg) {
   registerTransferOps(reg);
   registerGradientOps(reg);
   registerTrainingOps(reg);
+  registerFusedOps(reg);
   // Last: the rules refer to the ops above.
   registerAllGradients(reg);
 }

@@ -49,6 +49,7 @@ void registerDatasetOps(OpRegistry &reg);
 void registerTransferOps(OpRegistry &reg);
 void registerGradientOps(OpRegistry &reg); // ir/ops/gradient_ops.cc: ops gradient rules use
 void registerTrainingOps(OpRegistry &reg); // ir/ops/training_ops.cc: the optimizers' apply ops
+void registerFusedOps(OpRegistry &reg);    // ir/ops/fused_ops.cc: the fusion pass's clusters
 void registerAllGradients(OpRegistry &reg); // ir/grads/*.cc
 
 } // namespace sluice::ir

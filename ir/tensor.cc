@@ -1,6 +1,8 @@
 // ir/tensor.cc: tensor storage and element access.
 #include "ir/tensor.h"
 
+#include "ir/buffer_pool.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -9,14 +11,14 @@ namespace sluice::ir {
 
 struct Tensor::Buffer {
   void *data = nullptr;
+  size_t capacity = 0; // what allocateBuffer gave (ir/buffer_pool.h)
   std::vector<std::string> strings;
   std::vector<std::shared_ptr<const VariantValue>> variants;
-  ~Buffer() { std::free(data); }
+  ~Buffer() { releaseBuffer(data, capacity); }
 };
 
 namespace {
 constexpr size_t kInlineBytes = 16;
-constexpr size_t kAlign = 64;
 } // namespace
 
 Tensor Tensor::uninitialized(DType dtype, Dims dims) {
@@ -35,8 +37,7 @@ Tensor Tensor::uninitialized(DType dtype, Dims dims) {
   size_t bytes = t.byteSize();
   if (bytes > kInlineBytes) {
     t.buf_ = std::make_shared<Buffer>();
-    size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-    t.buf_->data = std::aligned_alloc(kAlign, rounded);
+    t.buf_->data = allocateBuffer(bytes, &t.buf_->capacity);
     if (!t.buf_->data)
       throw std::bad_alloc();
   }

@@ -5,6 +5,7 @@
 
 #include "passes/constant_folding.h"
 #include "passes/fuse_read_decode.h"
+#include "passes/fusion.h"
 #include "passes/placer.h"
 #include "passes/prune.h"
 #include "passes/shape_inference.h"
@@ -69,6 +70,12 @@ std::vector<std::string> pipelineOrder(const PipelineOptions &opts) {
   order.push_back("fuse-read-decode");
   order.push_back("constant-folding");
   order.push_back("prune");
+  // Last: it sees folded constants as inputs and only the step's nodes;
+  // the prune after it drops the nodes it replaced.
+  if (opts.fuse) {
+    order.push_back("fusion");
+    order.push_back("prune");
+  }
   return order;
 }
 

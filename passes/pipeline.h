@@ -19,6 +19,8 @@ struct PipelineOptions {
   bool checkPipelines = false;
   /// Run the placer (PassContext::options.devices) before pruning.
   bool place = false;
+  /// Run fusion (passes/fusion.h) and a prune after it, last.
+  bool fuse = false;
   /// After each run of the pass named `printAfter` ("all": every pass),
   /// `afterPass` is called with the graph as that pass left it.
   std::string printAfter;

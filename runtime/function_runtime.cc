@@ -93,6 +93,10 @@ public:
     return std::shared_ptr<const backend::Function>(fn);
   }
 
+  std::shared_ptr<const ir::FunctionDef> lookup(const std::string &name) const override {
+    return lib_.find(name);
+  }
+
 private:
   ir::FunctionLibrary lib_;
   ExecutorOptions opts_;

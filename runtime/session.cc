@@ -11,6 +11,7 @@
 #include "passes/pipeline.h"
 #include "passes/partition.h"
 #include "passes/placer.h"
+#include "backend/jit/jit.h"
 #include "backend/rendezvous.h"
 #include "runtime/executor.h"
 
@@ -113,6 +114,8 @@ Expected<std::unique_ptr<Session>> Session::create(const ir::Graph *graph,
     return invalidArgument("a session needs a graph");
   if (options.intraOpThreads < 0 || options.interOpThreads < 0)
     return invalidArgument("thread counts must not be negative");
+  if (options.backend != "interp" && options.backend != "jit")
+    return invalidArgument("backend must be 'interp' or 'jit', got '" + options.backend + "'");
   return std::unique_ptr<Session>(
       new Session(graph, graphMutex, std::move(options)));
 }
@@ -228,6 +231,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
   passes::PipelineOptions po;
   po.place = !options_.ignoreDeviceRequests;
+  po.fuse = options_.fusion;
   if (options_.ignoreDeviceRequests)
     for (ir::NodeId id = 0; id < clone->numNodes(); ++id)
       clone->node(id).setAssignedDevice(oneDevice());
@@ -259,6 +263,8 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
 
   ExecutorOptions eo;
   eo.kernels = options_.kernels;
+  if (!eo.kernels && options_.backend == "jit")
+    eo.kernels = &backend::jit::jitKernelRegistry();
   eo.intraOpThreads =
       options_.intraOpThreads > 0 ? options_.intraOpThreads : hardwareThreads();
   eo.deterministic = options_.deterministic;

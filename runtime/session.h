@@ -53,6 +53,12 @@ struct SessionOptions {
   /// Not in TF: lets benchmarks and tests compare the fused reader +
   /// decode_csv (passes/fuse_read_decode.h) with the pair it replaces.
   bool fuseReadDecode = true;
+  /// Not in TF: the fusion pass (passes/fusion.h) turns connected
+  /// elementwise ops into `fused` nodes.
+  bool fusion = true;
+  /// Not in TF: what runs `fused` nodes: "interp" (their bodies op by op)
+  /// or "jit" (compiled with LLVM, backend/jit/jit.h).
+  std::string backend = "interp";
   /// A cluster session (TF's grpc:// target): the graph is placed on the
   /// cluster's devices and every partition runs on the task owning it.
   std::shared_ptr<RemoteCluster> cluster;

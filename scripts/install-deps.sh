@@ -9,6 +9,7 @@ packages=(
   libboost-graph-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev libopenblas-dev libedit-dev nlohmann-json3-dev afl++
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc openssl
+  llvm-16-dev
   gnuplot-nox tmux libgoogle-perftools-dev
 )
 

@@ -142,6 +142,8 @@ std::vector<std::string> commonFlags(const TestOptions &opts) {
     flags.push_back("--json");
   if (opts.updateGolden)
     flags.push_back("--update-golden");
+  if (!opts.backend.empty())
+    flags.insert(flags.end(), {"--backend", opts.backend});
   return flags;
 }
 

@@ -17,7 +17,7 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                            "inter_op_parallelism_threads", "allow_soft_placement",
                            "log_device_placement", "operation_timeout_in_ms",
                            "device_filters", "deterministic", "stall_detection",
-                           "fuse_read_decode"});
+                           "fuse_read_decode", "fusion", "backend"});
             if (!a.positional.empty())
               throwError(Code::kTypeError, "config_proto() takes keyword arguments only", a.loc);
             auto c = std::make_shared<ConfigObject>();
@@ -51,6 +51,15 @@ void installSessionBuiltins(EvaluatorImpl &evaluator, Env &env) {
                 c->options.deterministic = ev.truthy(v, loc);
               } else if (key == "fuse_read_decode") {
                 c->options.fuseReadDecode = ev.truthy(v, loc);
+              } else if (key == "fusion") {
+                c->options.fusion = ev.truthy(v, loc);
+              } else if (key == "backend") {
+                std::string b = toStr(v, key, loc);
+                if (b != "interp" && b != "jit")
+                  throwError(Code::kValueError, "backend must be \"interp\" or \"jit\", got \"" +
+                                                    b + "\"", loc);
+                c->options.backend = b;
+                c->backendSet = true;
               } else if (key == "device_filters") {
                 for (const Value &f : ev.iterate(v, loc))
                   c->options.deviceFilters.push_back(toStr(f, "device filter", loc));

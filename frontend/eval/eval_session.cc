@@ -215,12 +215,19 @@ void EvaluatorImpl::interruptRuns() {
 namespace {
 rt::SessionOptions sessionOptions(EvaluatorImpl &ev, CallArgs &a) {
   Value config = argOr(a, 0, "config", Value::none());
-  if (config.isNone())
-    return {};
-  auto c = config.objectAs<ConfigObject>();
-  if (!c)
-    throwError(Code::kTypeError, "config must be a config_proto(...)", a.loc);
-  return c->options;
+  rt::SessionOptions o;
+  bool backendSet = false;
+  if (!config.isNone()) {
+    auto c = config.objectAs<ConfigObject>();
+    if (!c)
+      throwError(Code::kTypeError, "config must be a config_proto(...)", a.loc);
+    o = c->options;
+    backendSet = c->backendSet;
+  }
+  // --backend applies where config_proto(backend:) says nothing.
+  if (!backendSet && !ev.opts.backend.empty())
+    o.backend = ev.opts.backend;
+  return o;
 }
 } // namespace
 

@@ -108,6 +108,10 @@ std::optional<Value> ConfigObject::getAttr(EvaluatorImpl &, const std::string &n
     return Value::boolean(options.deterministic);
   if (name == "fuse_read_decode")
     return Value::boolean(options.fuseReadDecode);
+  if (name == "fusion")
+    return Value::boolean(options.fusion);
+  if (name == "backend")
+    return Value::string(options.backend);
   return std::nullopt;
 }
 

@@ -94,6 +94,7 @@ public:
   std::optional<Value> getAttr(EvaluatorImpl &ev, const std::string &name) override;
   rt::SessionOptions options;
   bool stallDetection = true;
+  bool backendSet = false; // backend: given, so --backend does not apply
 };
 
 class ThreadObject;

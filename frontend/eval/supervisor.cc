@@ -400,6 +400,10 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
       throwError(Code::kTypeError, "config must be a config_proto(...)", a.loc);
     sopts = cfg->options;
     stallDetection = cfg->stallDetection;
+    if (!cfg->backendSet && !opts.backend.empty())
+      sopts.backend = opts.backend;
+  } else if (!opts.backend.empty()) {
+    sopts.backend = opts.backend;
   }
   sopts.ignoreDeviceRequests = opts.oneDevice;
   // TF's Supervisor.managed_session(master): the chief and the others

@@ -14,7 +14,7 @@ using testing::TestGraph;
 TEST(PipelineTest, RegistryListsEveryPass) {
   EXPECT_EQ(passNames(), (std::vector<std::string>{"shape-inference", "prune",
                                                    "constant-folding", "pipeline-check",
-                                                   "placer", "fuse-read-decode"}));
+                                                   "placer", "fuse-read-decode", "fusion"}));
   EXPECT_EQ(pipelineOrder({}), (std::vector<std::string>{"prune", "fuse-read-decode",
                                                          "constant-folding", "prune"}));
   PipelineOptions withShapes;
@@ -25,6 +25,11 @@ TEST(PipelineTest, RegistryListsEveryPass) {
   EXPECT_EQ(pipelineOrder(placed), (std::vector<std::string>{"placer", "prune",
                                                              "fuse-read-decode",
                                                              "constant-folding", "prune"}));
+  PipelineOptions fused;
+  fused.fuse = true;
+  EXPECT_EQ(pipelineOrder(fused), (std::vector<std::string>{"prune", "fuse-read-decode",
+                                                            "constant-folding", "prune", "fusion",
+                                                            "prune"}));
 }
 
 TEST(PipelineTest, PrintsAfterANamedPass) {
@@ -76,7 +81,7 @@ TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown pass 'constant-fold' (valid passes: "
                          "shape-inference, prune, constant-folding, pipeline-check, placer, "
-                         "fuse-read-decode)");
+                         "fuse-read-decode, fusion)");
   EXPECT_FALSE(createPass("nope").hasValue());
 }
 

@@ -1,0 +1,32 @@
+// backend/jit/detail/codegen.h: the CPU module for one ElementProgram.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/jit/element_program.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace sluice::backend::jit {
+
+/// A generated entry point, one per loop nest: `args` holds the input
+/// pointers then the output pointers; it computes the elements whose
+/// index along the nest's outermost dim lies in [begin, end) (the kernel
+/// splits that range over threads).
+using KernelFn = void (*)(void **args, int64_t begin, int64_t end);
+
+/// The symbol of nest `k` of the program whose symbol is `symbol`.
+std::string nestSymbol(const std::string &symbol, size_t k);
+
+/// A module defining nestSymbol(symbol, k) (a KernelFn) for each nest k of
+/// `p`: a loop nest over its dims, the innermost loop unit-stride on the
+/// outputs so that the vectorizer takes it.
+std::unique_ptr<llvm::Module> generateCpuModule(const ElementProgram &p,
+                                                const std::string &symbol,
+                                                llvm::LLVMContext &ctx);
+
+} // namespace sluice::backend::jit

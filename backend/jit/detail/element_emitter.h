@@ -1,0 +1,33 @@
+// backend/jit/detail/element_emitter.h: LLVM IR for one element of an
+// ElementProgram. Target-neutral: the CPU loop nest (cpu_codegen.cc) calls
+// it in its innermost loop; a GPU kernel would call it per thread.
+#pragma once
+
+#include <vector>
+
+#include "backend/jit/element_program.h"
+
+namespace llvm {
+class IRBuilderBase;
+class Type;
+class Value;
+class Module;
+} // namespace llvm
+
+namespace sluice::backend::jit {
+
+/// The in-register type of a dtype (bool is i1; in memory it is i8).
+llvm::Type *registerType(llvm::IRBuilderBase &b, ir::DType t);
+/// The in-memory element type.
+llvm::Type *memoryType(llvm::IRBuilderBase &b, ir::DType t);
+
+/// Emits every instruction of `nest` at the builder's insertion point.
+/// `loadedInputs[k]` is input k at this element in register type (the
+/// caller knows the addressing; null for inputs the nest does not load);
+/// the result holds the value of each of nest.results, in register type.
+/// Libm calls the element needs (tanhf, ...) are declared in `m`.
+std::vector<llvm::Value *> emitElement(llvm::IRBuilderBase &b, llvm::Module &m,
+                                       const LoopNest &nest,
+                                       const std::vector<llvm::Value *> &loadedInputs);
+
+} // namespace sluice::backend::jit

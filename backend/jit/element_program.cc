@@ -1,0 +1,258 @@
+// backend/jit/element_program.cc: a fused body as an ElementProgram.
+#include "backend/jit/element_program.h"
+
+#include <map>
+#include <set>
+
+#include "ir/graph.h"
+
+namespace sluice::backend::jit {
+
+namespace {
+
+const std::set<std::string, std::less<>> kUnary = {
+    "negative", "abs", "square", "sqrt", "rsqrt", "exp", "log", "sigmoid",
+    "tanh", "relu", "sign", "floor", "ceil", "round", "logical_not"};
+const std::set<std::string, std::less<>> kBinary = {
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "squared_difference",
+    "pow", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or"};
+const std::set<std::string, std::less<>> kFloatOnly = {"sqrt", "rsqrt", "exp", "log",
+                                                       "sigmoid", "tanh", "floor", "ceil",
+                                                       "pow"};
+
+bool supportedType(ir::DType t) { return ir::isPod(t) && t != ir::DType::kF16; }
+
+Status unsupported(const ir::FunctionDef &def, const ir::Node &n, const std::string &why) {
+  return Status(Code::kUnimplemented,
+                "no generated code for " + n.describe() + " in '" + def.name + "': " + why,
+                n.loc(), n.name());
+}
+
+// Strides of a row-major array of `shape` seen from the loop space `out`
+// (right-aligned, 0 on broadcast dims); false when it does not broadcast.
+bool broadcastStrides(const std::vector<int64_t> &shape, const std::vector<int64_t> &out,
+                      std::vector<int64_t> &strides) {
+  int r = static_cast<int>(out.size()), rs = static_cast<int>(shape.size());
+  if (rs > r)
+    return false;
+  strides.assign(r, 0);
+  int64_t step = 1;
+  for (int d = rs - 1; d >= 0; --d) {
+    int od = d + (r - rs);
+    if (shape[d] == out[od])
+      strides[od] = shape[d] == 1 ? 0 : step;
+    else if (shape[d] != 1)
+      return false;
+    step *= shape[d];
+  }
+  return true;
+}
+
+// Builds one nest: the instructions its outputs need, in dependency order.
+class NestBuilder {
+public:
+  NestBuilder(const ir::FunctionDef &def, const ElementProgram &p, LoopNest &nest)
+      : def_(def), body_(*def.body), p_(p), nest_(nest) {
+    for (size_t k = 0; k < def.args.size(); ++k)
+      argIndex_[def.args[k]] = static_cast<int>(k);
+    full_.assign(def.args.size(), std::vector<int64_t>(nest.outputDims.size(), 0));
+  }
+
+  Expected<int> value(const ir::Output &o) {
+    auto it = memo_.find(o);
+    if (it != memo_.end())
+      return it->second;
+    SLUICE_ASSIGN_OR_RETURN(int v, make(o));
+    memo_[o] = v;
+    return v;
+  }
+
+  // Collapses the loop space: drops size-1 dims and merges dim d into the
+  // one before when every input steps through both as one (the outputs
+  // are contiguous, so they always do).
+  void finish() {
+    const std::vector<int64_t> &dims = nest_.outputDims;
+    std::vector<int64_t> cd;
+    std::vector<std::vector<int64_t>> cs(full_.size());
+    bool empty = false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      empty |= dims[d] == 0;
+      if (dims[d] == 1)
+        continue;
+      bool merge = !cd.empty();
+      for (size_t k = 0; k < full_.size() && merge; ++k)
+        merge = cs[k].back() == full_[k][d] * dims[d];
+      if (merge) {
+        cd.back() *= dims[d];
+        for (size_t k = 0; k < full_.size(); ++k)
+          cs[k].back() = full_[k][d];
+      } else {
+        cd.push_back(dims[d]);
+        for (size_t k = 0; k < full_.size(); ++k)
+          cs[k].push_back(full_[k][d]);
+      }
+    }
+    if (cd.empty()) {
+      cd.push_back(1);
+      for (auto &s : cs)
+        s.assign(1, 0);
+    }
+    if (empty)
+      cd.assign(cd.size(), 0); // nothing to compute, whatever merged
+    nest_.dims = cd;
+    nest_.inputStrides = cs;
+  }
+
+private:
+  Expected<int> make(const ir::Output &o) {
+    const ir::Node &n = body_.node(o.node);
+    auto arg = argIndex_.find(o.node);
+    if (arg != argIndex_.end()) {
+      int k = arg->second;
+      if (!broadcastStrides(p_.inputDims[k], nest_.outputDims, full_[k]))
+        return unsupported(def_, n, "an input does not broadcast to the results");
+      if (!supportedType(p_.inputTypes[k]))
+        return unsupported(def_, n, "its dtype");
+      Instr l;
+      l.op = "load";
+      l.type = l.operandType = p_.inputTypes[k];
+      l.input = k;
+      nest_.instrs.push_back(l);
+      return static_cast<int>(nest_.instrs.size()) - 1;
+    }
+    const std::string &op = n.opName();
+    if (n.numOutputs() != 1 || !supportedType(n.outputType(0)))
+      return unsupported(def_, n, "its outputs");
+    Instr in;
+    in.op = op;
+    in.type = n.outputType(0);
+    int arity = 0;
+    if (kUnary.count(op) || op == "cast" || op == "broadcast_to")
+      arity = 1; // broadcast_to's shape operand is implied by the strides
+    else if (kBinary.count(op))
+      arity = 2;
+    else if (op == "select")
+      arity = 3;
+    else if (op == "add_n")
+      arity = n.numInputs();
+    else
+      return unsupported(def_, n, "the op");
+    if (arity > n.numInputs() || arity == 0)
+      return unsupported(def_, n, "its inputs");
+    for (int i = 0; i < arity; ++i) {
+      SLUICE_ASSIGN_OR_RETURN(int v, value(n.inputs()[i]));
+      in.operands.push_back(v);
+    }
+    // select's operands are (bool, T, T): its operand type is T's.
+    in.operandType = nest_.instrs[in.operands[op == "select" ? 1 : 0]].type;
+    if (!supportedType(in.operandType))
+      return unsupported(def_, n, "its dtype");
+    if (kFloatOnly.count(op) && !ir::isFloating(in.operandType))
+      return unsupported(def_, n, "integer " + op);
+    if (op == "select") {
+      const ir::Output &c = n.inputs()[0];
+      if (body_.node(c.node).outputShape(c.index).rank() == 1 && n.outputShape(0).rank() > 1)
+        return unsupported(def_, n, "TF1's vector condition");
+    }
+    nest_.instrs.push_back(in);
+    return static_cast<int>(nest_.instrs.size()) - 1;
+  }
+
+  const ir::FunctionDef &def_;
+  const ir::Graph &body_;
+  const ElementProgram &p_;
+  LoopNest &nest_;
+  std::map<ir::NodeId, int> argIndex_;
+  std::map<ir::Output, int> memo_;
+  std::vector<std::vector<int64_t>> full_; // uncollapsed strides per input
+};
+
+std::string list(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+} // namespace
+
+Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
+  const ir::Graph &body = *def.body;
+  ElementProgram p;
+  p.name = def.name;
+  if (def.rets.empty())
+    return Status(Code::kUnimplemented, "fused body '" + def.name + "' has no results");
+  for (ir::NodeId a : def.args) {
+    const ir::Node &n = body.node(a);
+    if (!n.outputShape(0).isFullyDefined())
+      return unsupported(def, n, "an input shape is not fully known");
+    p.inputTypes.push_back(n.outputType(0));
+    p.inputDims.push_back(n.outputShape(0).dims());
+  }
+  std::vector<std::vector<int64_t>> shapes; // one nest per distinct shape
+  std::vector<int> nestOf;
+  for (const ir::Output &r : def.rets) {
+    const ir::Node &n = body.node(r.node);
+    const ir::Shape &s = n.outputShape(r.index);
+    if (!s.isFullyDefined())
+      return unsupported(def, n, "its shape is not fully known");
+    if (n.opName() == "function_arg")
+      return unsupported(def, n, "a parameter is returned as is");
+    p.outputTypes.push_back(n.outputType(r.index));
+    p.outputDims.push_back(s.dims());
+    size_t k = 0;
+    while (k < shapes.size() && shapes[k] != s.dims())
+      ++k;
+    if (k == shapes.size())
+      shapes.push_back(s.dims());
+    nestOf.push_back(static_cast<int>(k));
+  }
+  p.nests.resize(shapes.size());
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    LoopNest &nest = p.nests[k];
+    nest.outputDims = shapes[k];
+    NestBuilder b(def, p, nest);
+    for (size_t i = 0; i < def.rets.size(); ++i) {
+      if (nestOf[i] != static_cast<int>(k))
+        continue;
+      SLUICE_ASSIGN_OR_RETURN(int v, b.value(def.rets[i]));
+      nest.outputs.push_back(static_cast<int>(i));
+      nest.results.push_back(v);
+    }
+    b.finish();
+  }
+  return p;
+}
+
+std::string ElementProgram::canonicalText() const {
+  std::string t = "sluice-fused v2\n";
+  for (size_t k = 0; k < inputTypes.size(); ++k)
+    t += "in " + std::to_string(k) + " " + std::string(ir::dtypeName(inputTypes[k])) + " " +
+         list(inputDims[k]) + "\n";
+  for (size_t k = 0; k < outputTypes.size(); ++k)
+    t += "out " + std::to_string(k) + " " + std::string(ir::dtypeName(outputTypes[k])) + " " +
+         list(outputDims[k]) + "\n";
+  for (size_t n = 0; n < nests.size(); ++n) {
+    const LoopNest &nest = nests[n];
+    t += "nest " + std::to_string(n) + " dims " + list(nest.dims) + "\n";
+    for (size_t k = 0; k < nest.inputStrides.size(); ++k)
+      t += "  strides " + std::to_string(k) + " " + list(nest.inputStrides[k]) + "\n";
+    for (size_t i = 0; i < nest.instrs.size(); ++i) {
+      const Instr &in = nest.instrs[i];
+      t += "  %" + std::to_string(i) + " = " + in.op + " " +
+           std::string(ir::dtypeName(in.type)) + " " + std::string(ir::dtypeName(in.operandType));
+      if (in.input >= 0)
+        t += " in" + std::to_string(in.input);
+      for (int o : in.operands)
+        t += " %" + std::to_string(o);
+      t += "\n";
+    }
+    for (size_t k = 0; k < nest.outputs.size(); ++k)
+      t += "  store out" + std::to_string(nest.outputs[k]) + " = %" +
+           std::to_string(nest.results[k]) + "\n";
+  }
+  return t;
+}
+
+} // namespace sluice::backend::jit

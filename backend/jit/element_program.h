@@ -1,0 +1,61 @@
+// backend/jit/element_program.h: what a fused body computes at one element
+// of its iteration space, as plain data (no LLVM): SSA instructions over
+// loaded inputs, and the loop space with each input's broadcast strides.
+// The CPU code generator wraps it in loops; a GPU one would wrap the same
+// per-element code in a thread index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/function.h"
+#include "support/status.h"
+
+namespace sluice::backend::jit {
+
+struct Instr {
+  /// "load" (of `input`), or the IR op it computes ("add", "cast", ...).
+  std::string op;
+  ir::DType type = ir::DType::kInvalid;        // the result's dtype
+  ir::DType operandType = ir::DType::kInvalid; // the operands' (cast: source)
+  std::vector<int> operands;                   // earlier instructions
+  int input = -1;                              // load: which input
+};
+
+/// One loop nest: the values of one output shape. A body whose results
+/// differ in shape (a value read outside before it is broadcast further)
+/// gets a nest per shape, each computing only what its outputs need.
+struct LoopNest {
+  /// The loop space: the outputs' shape with adjacent dims merged where
+  /// every operand allows (never empty: a scalar is [1]).
+  std::vector<int64_t> dims;
+  /// inputStrides[k][d]: elements to step input k for one step of dim d
+  /// (0 where it broadcasts; all 0 for an input this nest never loads).
+  std::vector<std::vector<int64_t>> inputStrides;
+  std::vector<int64_t> outputDims; // the shape of this nest's outputs
+  std::vector<Instr> instrs;
+  std::vector<int> outputs; // the kernel outputs this nest stores
+  std::vector<int> results; // the instruction each of them stores
+};
+
+struct ElementProgram {
+  std::string name; // the body function's name, for messages
+  std::vector<ir::DType> inputTypes;
+  std::vector<ir::DType> outputTypes;
+  /// Input shapes the kernel must be called with, and its output shapes.
+  std::vector<std::vector<int64_t>> inputDims;
+  std::vector<std::vector<int64_t>> outputDims;
+  std::vector<LoopNest> nests;
+
+  /// Everything the generated code depends on, one fact a line: the disk
+  /// cache's key (with the LLVM version and CPU added by the engine).
+  std::string canonicalText() const;
+};
+
+/// Reads a fused body; unimplemented (the caller interprets the body
+/// instead) for an op, dtype or shape pattern without generated code.
+Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def);
+
+} // namespace sluice::backend::jit

@@ -1,0 +1,188 @@
+// backend/jit/jit_kernel.cc: `fused` compiled by the JIT, falling back to
+// the interpreter for bodies without generated code; the JIT's registry,
+// --emit llvm and its counters.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "backend/fused_interpreter.h"
+#include "backend/jit/detail/engine.h"
+#include "backend/jit/jit.h"
+
+namespace sluice::backend::jit {
+
+namespace {
+
+std::atomic<int64_t> interpretedCount{0};
+
+// Below this many elements per thread, a thread costs more than it saves.
+constexpr int64_t kMinElementsPerThread = int64_t(1) << 18;
+
+class JitFusedKernel final : public OpKernel {
+public:
+  using OpKernel::OpKernel;
+
+  void compute(KernelContext &ctx) override {
+    if (!prepare(ctx))
+      return;
+    if (interp_) {
+      interp_->run(ctx);
+      return;
+    }
+    const ElementProgram &p = *program_;
+    if (ctx.numInputs() != static_cast<int>(p.inputTypes.size()) ||
+        ctx.numOutputs() != static_cast<int>(p.outputTypes.size())) {
+      ctx.fail(invalidArgument("fused node's inputs and outputs do not match its body '" +
+                               p.name + "'"));
+      return;
+    }
+    std::vector<void *> args;
+    for (int k = 0; k < ctx.numInputs(); ++k) {
+      const ir::Tensor &t = ctx.input(k);
+      if (t.dtype() != p.inputTypes[k] || t.dims() != p.inputDims[k]) {
+        ctx.fail(invalidArgument("fused input " + std::to_string(k) + " is " +
+                                 std::string(ir::dtypeName(t.dtype())) + ir::dimsString(t.dims()) +
+                                 ", its code was compiled for " +
+                                 std::string(ir::dtypeName(p.inputTypes[k])) +
+                                 ir::dimsString(p.inputDims[k])));
+        return;
+      }
+      args.push_back(const_cast<void *>(t.rawData()));
+    }
+    for (int k = 0; k < ctx.numOutputs(); ++k)
+      args.push_back(ctx.allocateOutput(k, p.outputTypes[k], p.outputDims[k]).rawData());
+    for (size_t n = 0; n < p.nests.size(); ++n)
+      runNest(p.nests[n], fns_[n], args.data(), ctx.intraOpThreads());
+  }
+
+private:
+  static void runNest(const LoopNest &nest, KernelFn fn, void **args, int maxThreads) {
+    int64_t outer = nest.dims[0];
+    int64_t total = 1;
+    for (int64_t d : nest.dims)
+      total *= d;
+    if (total == 0)
+      return;
+    int64_t threads = std::min<int64_t>({std::max(1, maxThreads), outer,
+                                         std::max<int64_t>(1, total / kMinElementsPerThread)});
+    if (threads <= 1) {
+      fn(args, 0, outer);
+      return;
+    }
+    std::vector<std::thread> workers;
+    int64_t chunk = (outer + threads - 1) / threads;
+    for (int64_t t = 1; t < threads; ++t) {
+      int64_t b = t * chunk, e = std::min(outer, b + chunk);
+      if (b < e)
+        workers.emplace_back([fn, args, b, e] { fn(args, b, e); });
+    }
+    fn(args, 0, std::min(outer, chunk));
+    for (std::thread &w : workers)
+      w.join();
+  }
+
+  // Compiles (or finds) the code once; concurrent steps wait for it.
+  bool prepare(KernelContext &ctx) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!fns_.empty() || interp_)
+      return true;
+    if (!failed_.isOk()) {
+      ctx.fail(failed_);
+      return false;
+    }
+    auto def = fusedBody(node(), ctx);
+    if (!def.hasValue()) {
+      failed_ = def.takeStatus();
+      ctx.fail(failed_);
+      return false;
+    }
+    auto program = buildElementProgram(**def);
+    Status why;
+    if (program.hasValue()) {
+      auto fn = Engine::get().kernel(*program);
+      if (fn.hasValue()) {
+        program_ = std::make_unique<ElementProgram>(std::move(*program));
+        fns_ = std::move(*fn);
+        return true;
+      }
+      why = fn.takeStatus();
+    } else {
+      why = program.takeStatus();
+    }
+    if (const char *v = std::getenv("SLUICE_JIT_LOG"); v && *v && std::string(v) != "0")
+      std::cerr << "sluice-jit: interpreting " << (*def)->name << ": " << why.message() << "\n";
+    auto in = FusedInterpreter::create(*def, kernelRegistry());
+    if (!in.hasValue()) {
+      failed_ = in.takeStatus();
+      ctx.fail(failed_);
+      return false;
+    }
+    ++interpretedCount;
+    interp_ = std::move(*in);
+    return true;
+  }
+
+  std::mutex mu_;
+  std::unique_ptr<ElementProgram> program_;
+  std::vector<KernelFn> fns_; // one per loop nest
+  std::unique_ptr<FusedInterpreter> interp_;
+  Status failed_;
+};
+
+} // namespace
+
+void registerJitKernels(KernelRegistry &reg) { reg.addSimple<JitFusedKernel>("fused"); }
+
+const KernelRegistry &jitKernelRegistry() {
+  static const KernelRegistry reg = [] {
+    KernelRegistry r;
+    registerAllKernels(r);
+    registerJitKernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+JitStats stats() {
+  JitStats s = Engine::get().stats();
+  s.interpreted = interpretedCount.load();
+  return s;
+}
+
+std::string cacheDirectory() { return Engine::get().cacheDirectory(); }
+
+void resetForTesting(const std::string &dir) {
+  Engine::get().resetForTesting(dir);
+  interpretedCount = 0;
+}
+
+Expected<std::string> emitLlvmIr(const ir::Graph &g) {
+  std::string out;
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    const ir::Node &n = g.node(id);
+    if (n.opName() != "fused")
+      continue;
+    auto def = g.functions().find(n.attr<std::string>("f"));
+    if (!def)
+      return Status(Code::kFailedPrecondition,
+                    "fused node names function '" + n.attr<std::string>("f") +
+                        "', which the graph does not define",
+                    n.loc(), n.name());
+    out += "; cluster %" + n.name() + " (function \"" + def->name + "\")\n";
+    auto program = buildElementProgram(*def);
+    if (!program.hasValue()) {
+      out += "; interpreted: " + program.status().message() + "\n\n";
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string ir, Engine::get().llvmIr(*program));
+    out += ir + "\n";
+  }
+  if (out.empty())
+    out = "; no fused clusters\n";
+  return out;
+}
+
+} // namespace sluice::backend::jit
