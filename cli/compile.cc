@@ -15,9 +15,11 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--emit", opts->emit,
                   "Output form: ir, dot (placed, by device), placement (node -> device table), "
                   "partitions (one .sir per device into -o DIR), cost (bytes, parameters, "
-                  "FLOPs per device), fused (the fusion clusters, then the fused IR) or llvm "
-                  "(the LLVM IR the JIT compiles for each cluster)")
-      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost", "fused", "llvm"}));
+                  "FLOPs per device), fused (the fusion clusters, then the fused IR), llvm "
+                  "(the LLVM IR the JIT compiles for each cluster) or ptx (each cluster's GPU "
+                  "kernels, for --gpu-arch)")
+      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost", "fused", "llvm", "ptx"}));
+  cmd->add_option("--gpu-arch", opts->gpuArch, "The GPU architecture for --emit ptx (default sm_90)");
   cmd->add_option("--cpus", opts->cpus,
                   "CPU devices per task for --emit placement, dot, partitions and cost")
       ->check(CLI::PositiveNumber);

@@ -219,9 +219,9 @@ std::vector<std::string> compileDevices(const ir::Graph &g, const ir::TaskConfig
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
   if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement" &&
       opts.emit != "partitions" && opts.emit != "cost" && opts.emit != "fused" &&
-      opts.emit != "llvm") {
+      opts.emit != "llvm" && opts.emit != "ptx") {
     err << "sluice: error: --emit must be 'ir', 'dot', 'placement', 'partitions', 'cost', "
-           "'fused' or 'llvm'\n";
+           "'fused', 'llvm' or 'ptx'\n";
     return 2;
   }
   if (opts.emit == "partitions" && (opts.output.empty() || opts.output == "-")) {
@@ -287,7 +287,7 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       ctx.options.devices = compileDevices(*graph, *task, opts.cpus);
       ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
     }
-    po.fuse = opts.emit == "fused" || opts.emit == "llvm";
+    po.fuse = opts.emit == "fused" || opts.emit == "llvm" || opts.emit == "ptx";
     po.printAfter = opts.printAfter;
     po.afterPass = [&](std::string_view name, const ir::Graph &g) {
       err << "# IR after " << name << "\n" << ir::printGraph(g);
@@ -332,8 +332,9 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       return;
     }
     std::string text;
-    if (opts.emit == "llvm") {
-      auto llvmText = backend::jit::emitLlvmIr(*graph);
+    if (opts.emit == "llvm" || opts.emit == "ptx") {
+      auto llvmText = opts.emit == "llvm" ? backend::jit::emitLlvmIr(*graph)
+                                          : backend::jit::emitPtx(*graph, opts.gpuArch);
       if (!llvmText.hasValue()) {
         report(llvmText.status(), diags, err);
         return;

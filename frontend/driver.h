@@ -44,7 +44,8 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
 
 struct CompileOptions {
   std::string file;       // .sluice or .sir
-  std::string emit = "ir"; // "ir", "dot", "placement", "partitions", "cost", "fused", "llvm"
+  std::string emit = "ir"; // "ir", "dot", "placement", "partitions", "cost", "fused", "llvm", "ptx"
+  std::string gpuArch = "sm_90"; // for "ptx"
   std::string output;     // "" = stdout; the directory for "partitions"
   std::string printAfter; // pass name or "all"
   bool werror = false;    // pipeline warnings are errors

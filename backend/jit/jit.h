@@ -30,6 +30,11 @@ void registerJitKernels(KernelRegistry &reg);
 /// comment for each the JIT leaves to the interpreter (with why).
 Expected<std::string> emitLlvmIr(const ir::Graph &g);
 
+/// `--emit ptx`: the PTX of every fused node of `g` for `arch` (one
+/// `.entry` per loop nest), and a comment for each that has no GPU code
+/// (with why). Needs no GPU: it is LLVM's NVPTX target.
+Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch = "sm_90");
+
 /// The disk cache directory in use (empty: none).
 std::string cacheDirectory();
 

@@ -29,4 +29,18 @@ std::unique_ptr<llvm::Module> generateCpuModule(const ElementProgram &p,
                                                 const std::string &symbol,
                                                 llvm::LLVMContext &ctx);
 
+/// The NVPTX module for `p`: one kernel (`.entry`) per loop nest k, named
+/// nestSymbol(symbol, k), taking the input then the output device
+/// pointers and the nest's element count; a grid-stride loop, so any
+/// launch shape covers the elements.
+std::unique_ptr<llvm::Module> generateGpuModule(const ElementProgram &p,
+                                                const std::string &symbol,
+                                                llvm::LLVMContext &ctx);
+
+/// The PTX of generateGpuModule(p, symbol) for `arch` (sm_90, ...),
+/// optimised, with math calls taken from libdevice; unimplemented when a
+/// call has no GPU code here (ptx_emitter.cc).
+Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol,
+                              const std::string &arch);
+
 } // namespace sluice::backend::jit

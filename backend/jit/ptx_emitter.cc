@@ -1,0 +1,249 @@
+// backend/jit/ptx_emitter.cc: PTX for fused clusters through LLVM's NVPTX
+// target (LLVM 16 emits `.target sm_90` for Hopper). Math the NVPTX
+// backend cannot select by itself (exp, log, pow, tanh) is taken from
+// CUDA's libdevice when it is installed; otherwise the cluster is
+// reported unimplemented for the GPU, never handed to a code generator
+// that would abort the process.
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+
+#include "backend/jit/detail/codegen.h"
+#include "backend/jit/jit.h"
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace sluice::backend::jit {
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+/// Intrinsics the NVPTX backend selects on its own.
+bool nativeIntrinsic(const std::string &name) {
+  static const char *prefixes[] = {"llvm.fabs.",   "llvm.sqrt.",    "llvm.floor.", "llvm.ceil.",
+                                   "llvm.trunc.",  "llvm.rint.",    "llvm.nearbyint.",
+                                   "llvm.minnum.", "llvm.maxnum.",  "llvm.fma.",
+                                   "llvm.copysign.", "llvm.fptosi.sat.", "llvm.fptoui.sat.",
+                                   "llvm.nvvm.",   "llvm.smin.",    "llvm.smax.", "llvm.umin.",
+                                   "llvm.umax.",   "llvm.abs."};
+  for (const char *p : prefixes)
+    if (name.rfind(p, 0) == 0)
+      return true;
+  return false;
+}
+
+/// The libdevice function for a math call the backend cannot select
+/// (llvm.exp.f32 -> __nv_expf, tanh -> __nv_tanh), or "".
+std::string libdeviceName(const std::string &name) {
+  static const std::map<std::string, std::string> intrinsics = {
+      {"llvm.exp.f32", "__nv_expf"}, {"llvm.exp.f64", "__nv_exp"},
+      {"llvm.log.f32", "__nv_logf"}, {"llvm.log.f64", "__nv_log"},
+      {"llvm.pow.f32", "__nv_powf"}, {"llvm.pow.f64", "__nv_pow"}};
+  if (auto it = intrinsics.find(name); it != intrinsics.end())
+    return it->second;
+  static const char *libm[] = {"tanhf", "tanh", "expm1f", "expm1", "log1pf", "log1p",
+                               "sinf",  "sin",  "cosf",   "cos",   "erff",   "erf"};
+  for (const char *f : libm)
+    if (name == f)
+      return std::string("__nv_") + f;
+  return "";
+}
+
+/// Where CUDA keeps libdevice: $SLUICE_LIBDEVICE, $CUDA_HOME, the usual
+/// toolkit folders; "" when none is installed.
+std::string findLibdevice() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char *p = std::getenv("SLUICE_LIBDEVICE"))
+    candidates.emplace_back(p);
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *p = std::getenv(var))
+      candidates.push_back(fs::path(p) / "nvvm/libdevice/libdevice.10.bc");
+  candidates.emplace_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  candidates.emplace_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  for (const fs::path &p : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec))
+      return p.string();
+  }
+  return "";
+}
+
+llvm::TargetMachine *targetMachine(const std::string &arch, std::string &error) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::lock_guard<std::mutex> lock(mu);
+  static bool initialized = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  auto &tm = machines[arch];
+  if (!tm) {
+    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+    if (!target)
+      return nullptr;
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(kTriple, "", ""));
+    if (!sti || !sti->isCPUStringValid(arch)) {
+      error = "'" + arch + "' is not a GPU architecture LLVM's NVPTX target knows (sm_90, ...)";
+      machines.erase(arch);
+      return nullptr;
+    }
+    tm.reset(target->createTargetMachine(kTriple, arch, "", llvm::TargetOptions(), std::nullopt,
+                                         std::nullopt, llvm::CodeGenOpt::Aggressive));
+    if (!tm)
+      error = "LLVM has no NVPTX target machine for " + arch;
+  }
+  return tm.get();
+}
+
+/// Points math calls at libdevice and links what they use; an error when
+/// a call has no device implementation here.
+Status resolveMath(llvm::Module &m, const ElementProgram &p) {
+  std::vector<std::pair<llvm::Function *, std::string>> replace;
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.use_empty())
+      continue;
+    std::string name = f.getName().str();
+    if (nativeIntrinsic(name))
+      continue;
+    std::string dev = libdeviceName(name);
+    if (dev.empty())
+      return Status(Code::kUnimplemented,
+                    "cluster " + p.name + " calls " + name + ", which has no GPU code");
+    replace.emplace_back(&f, dev);
+  }
+  if (replace.empty())
+    return Status::ok();
+  std::string path = findLibdevice();
+  if (path.empty())
+    return Status(Code::kUnimplemented,
+                  "cluster " + p.name + " needs " + replace[0].second +
+                      " from CUDA's libdevice, which is not installed (set SLUICE_LIBDEVICE to "
+                      "libdevice.10.bc)");
+  for (auto &[f, dev] : replace) {
+    llvm::FunctionCallee callee = m.getOrInsertFunction(dev, f->getFunctionType());
+    f->replaceAllUsesWith(callee.getCallee());
+    f->eraseFromParent();
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return Status(Code::kNotFound, "cannot read libdevice at " + path);
+  auto lib = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), m.getContext());
+  if (!lib) {
+    std::string why = llvm::toString(lib.takeError());
+    return Status(Code::kDataLoss, "libdevice at " + path + " does not parse: " + why);
+  }
+  (*lib)->setTargetTriple(kTriple);
+  (*lib)->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::LinkOnlyNeeded))
+    return Status(Code::kInternal, "linking libdevice into " + p.name + " failed");
+  // Only the kernels stay visible, so the optimizer drops the rest.
+  llvm::internalizeModule(m, [](const llvm::GlobalValue &g) {
+    return g.getName().startswith("sluice_") && !g.getName().startswith("sluice_libdevice");
+  });
+  return Status::ok();
+}
+
+} // namespace
+
+Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol,
+                              const std::string &arch) {
+  std::string error;
+  llvm::TargetMachine *tm = targetMachine(arch, error);
+  if (!tm)
+    return Status(Code::kInvalidArgument, "no PTX code generator: " + error);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = generateGpuModule(p, symbol, ctx);
+  m->setDataLayout(tm->createDataLayout());
+  SLUICE_TRY(resolveMath(*m, p));
+  {
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    if (llvm::verifyModule(*m, &os))
+      return Status(Code::kInternal, "generated GPU code for " + p.name + " is invalid: " + os.str());
+  }
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*m, mam);
+  }
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
+    return Status(Code::kInternal, "the NVPTX target cannot write assembly");
+  pm.run(*m);
+  return std::string(ptx.str());
+}
+
+Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
+  std::string out;
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    const ir::Node &n = g.node(id);
+    if (n.opName() != "fused")
+      continue;
+    auto def = g.functions().find(n.attr<std::string>("f"));
+    if (!def)
+      return Status(Code::kFailedPrecondition,
+                    "fused node names function '" + n.attr<std::string>("f") +
+                        "', which the graph does not define",
+                    n.loc(), n.name());
+    out += "// cluster " + n.name() + " (function \"" + def->name + "\")\n";
+    auto program = buildElementProgram(*def);
+    if (!program.hasValue()) {
+      out += "// no GPU code: " + program.status().message() + "\n\n";
+      continue;
+    }
+    // PTX names are identifiers: the node's name with '_' for the rest.
+    std::string symbol = "sluice_";
+    for (char c : n.name())
+      symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    auto ptx = emitPtx(*program, symbol, arch);
+    if (!ptx.hasValue()) {
+      if (ptx.status().code() != Code::kUnimplemented)
+        return ptx.takeStatus();
+      out += "// no GPU code: " + ptx.status().message() + "\n\n";
+      continue;
+    }
+    out += *ptx + "\n";
+  }
+  if (out.empty())
+    out = "// no fused clusters\n";
+  return out;
+}
+
+} // namespace sluice::backend::jit
