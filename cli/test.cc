@@ -15,8 +15,8 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--list", opts->list, "List the tests ('file: name', after --filter); run none");
   cmd->add_option("--junit", opts->junit, "Also write the results as JUnit XML to FILE");
   cmd->add_option("--backend", opts->backend,
-                  "What runs fused clusters: interp (their ops one by one, the default) or jit "
-                  "(compiled with LLVM); config_proto(backend:) overrides it")
+                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
+                  "(their ops one by one); config_proto(backend:) overrides it")
       ->check(CLI::IsMember({"interp", "jit"}));
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);

@@ -43,11 +43,11 @@ expect_rc 0 "compile --emit llvm without clusters" "$sluice" compile "$samples/h
 expect_rc 0 "jit run 1" "$sluice" run --backend jit "$work/f.sluice"
 grep -q 'sluice-jit: compiled fused_z' "$work/err" || bad "run 1 did not compile: $(cat "$work/err")"
 cp "$work/out" "$work/jit_out"
-expect_rc 0 "jit run 2" "$sluice" run --backend jit "$work/f.sluice"
+expect_rc 0 "jit run 2 (the default backend)" "$sluice" run "$work/f.sluice"
 grep -q 'sluice-jit: compiled' "$work/err" && bad "run 2 compiled again: $(cat "$work/err")"
 grep -q 'sluice-jit: loaded fused_z from' "$work/err" || bad "run 2 did not load: $(cat "$work/err")"
 cmp -s "$work/out" "$work/jit_out" || bad "run 2 output differs"
-expect_rc 0 "interp run" "$sluice" run "$work/f.sluice"
+expect_rc 0 "interp run" "$sluice" run --backend interp "$work/f.sluice"
 cmp -s "$work/out" "$work/jit_out" || bad "interp and jit differ: $(cat "$work/out") vs $(cat "$work/jit_out")"
 grep -q 'sluice-jit' "$work/err" && bad "interp used the jit"
 for damage in truncate garbage empty; do
@@ -74,7 +74,7 @@ expect_rc 2 "bad --backend" "$sluice" run --backend gpu "$work/f.sluice"
 for name in hello fusion linear_regression iris counter; do
   s=$samples/$name.sluice
   [ -f "$s" ] || continue
-  expect_rc 0 "$name interp" "$sluice" run -C "$samples" "$s" || continue
+  expect_rc 0 "$name interp" "$sluice" run -C "$samples" --backend interp "$s" || continue
   cp "$work/out" "$work/interp_out"
   expect_rc 0 "$name jit" "$sluice" run -C "$samples" --backend jit "$s" || continue
   grep -q 'interpreting' "$work/err" && bad "$name: a cluster fell back: $(grep interpreting "$work/err")"
