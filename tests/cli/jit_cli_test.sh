@@ -39,6 +39,21 @@ if expect_rc 0 "compile --emit llvm" "$sluice" compile "$work/f.sluice" --emit l
 fi
 expect_rc 0 "compile --emit llvm without clusters" "$sluice" compile "$samples/hello.sluice" --emit llvm
 
+# --- hostile fused .sir: errors, never crashes --------------------------------
+if [ -f "$work/fused.sir" ]; then
+  sed 's/f = "fused_z"/f = "nope"/' "$work/fused.sir" >"$work/bad_ref.sir"
+  expect_rc 1 "fused node naming no function" "$sluice" compile "$work/bad_ref.sir" &&
+    { grep -q "names function 'nope', which the graph does not define" "$work/err" || bad "bad_ref: $(cat "$work/err")"; }
+  sed 's/output_shapes = shapes\[\[2, 3\]\]/output_shapes = shapes[]/' "$work/fused.sir" >"$work/bad_shapes.sir"
+  expect_rc 1 "fused node without output_shapes" "$sluice" compile "$work/bad_shapes.sir" &&
+    { grep -q "output_shapes has 0 shapes for 1 outputs" "$work/err" || bad "bad_shapes: $(cat "$work/err")"; }
+  sed 's/Tout = types\[i32\]\(.*\) : (i32 \[2, 3\])/Tout = types[f32]\1 : (f32 [2, 3])/' "$work/fused.sir" >"$work/bad_sig.sir"
+  expect_rc 1 "fused node against its body" "$sluice" compile "$work/bad_sig.sir" &&
+    { grep -q "fused output 0 is f32\[2, 3\], body 'fused_z' gives i32\[2, 3\]" "$work/err" || bad "bad_sig: $(cat "$work/err")"; }
+  head -c 2000 "$work/fused.sir" >"$work/cut.sir"
+  expect_rc 1 "truncated fused .sir" "$sluice" compile "$work/cut.sir"
+fi
+
 # --- the disk cache across processes -----------------------------------------
 expect_rc 0 "jit run 1" "$sluice" run --backend jit "$work/f.sluice"
 grep -q 'sluice-jit: compiled fused_z' "$work/err" || bad "run 1 did not compile: $(cat "$work/err")"
