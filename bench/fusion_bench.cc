@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 #include <thread>
 #include <vector>
 
@@ -99,6 +101,27 @@ double handLoopSeconds(const float *x, float *y, int threads) {
   return best;
 }
 
+// The first step of a small y = relu(a * x + b) in a fresh session, after
+// the JIT forgot what it compiled and pointed its disk cache at `dir`:
+// with `dir` empty that is a compile, with it filled a load.
+double firstStepMs(const std::string &dir) {
+  backend::jit::resetForTesting(dir);
+  ir::Graph g;
+  ir::Output x = add(g, "placeholder", {}, {{"dtype", ir::DType::kF32}, {"shape", ir::Shape({1024})}});
+  ir::Output y = add(g, "relu", {add(g, "add", {add(g, "multiply", {scalar(g, kA), x}), scalar(g, kB)})});
+  rt::SessionOptions o;
+  auto s = rt::Session::create(&g, nullptr, o);
+  ir::Tensor xv(ir::DType::kF32, {1024});
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = (*s)->run({{x, xv}}, {y}, {});
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.hasValue()) {
+    std::fprintf(stderr, "%s\n", r.status().toString().c_str());
+    std::exit(1);
+  }
+  return ms;
+}
+
 } // namespace
 
 int main() {
@@ -127,5 +150,17 @@ int main() {
                static_cast<long long>(jit1.compiled - jit0.compiled),
                static_cast<long long>(jit1.diskHits - jit0.diskHits),
                backend::jit::cacheDirectory().c_str());
+
+  // Compile time: the first step cold (an empty cache directory) against
+  // warm (the same directory, as a second process sees it).
+  std::string dir = (std::filesystem::temp_directory_path() /
+                     ("sluice-fusion-bench-" + std::to_string(::getpid())))
+                        .string();
+  double cold = firstStepMs(dir);
+  double warm = firstStepMs(dir);
+  std::filesystem::remove_all(dir);
+  std::printf("BENCH fusion_jit_first_step_cold_ms %.2f ms ratio=%.3f goal=1\n", cold, 1.0);
+  std::printf("BENCH fusion_jit_first_step_disk_cache_ms %.2f ms ratio=%.2f goal=10\n", warm,
+              cold / warm);
   return 0;
 }
