@@ -3,6 +3,8 @@
 // equal the interpreter's (unfused, and fused) within kUlpTolerance.
 #include "tests/jit/jit_test_util.h"
 
+#include "ir/text/parser.h"
+
 namespace sluice::jittest {
 namespace {
 
@@ -205,6 +207,51 @@ TEST_F(DifferentialTest, LargeTensorsSplitOverThreads) {
   auto got = runWith(g, {"jit", true}, feeds, {y}, 2);
   ASSERT_TRUE(want.hasValue() && got.hasValue());
   EXPECT_EQ(maxUlps((*want)[0], (*got)[0]), 0);
+}
+
+} // namespace
+} // namespace sluice::jittest
+
+namespace sluice::jittest {
+namespace {
+
+// A fused body the JIT has no code for (floor_div) runs interpreted under
+// both backends; an error inside it names the body's node.
+TEST(FusedFallbackTest, UnsupportedBodiesAreInterpretedAndErrorsNameTheBodyNode) {
+  TempDir dir;
+  backend::jit::resetForTesting(dir.str());
+  auto g = ir::parseGraph(
+      "# sluice ir v1\n"
+      "%x = placeholder() {dtype = i32, shape = shape[3]} : (i32 [3])\n"
+      "%y = placeholder() {dtype = i32, shape = shape[3]} : (i32 [3])\n"
+      "%f = fused(%x:0, %y:0) {Tout = types[i32], f = \"body\", output_shapes = shapes[[3]]} "
+      ": (i32 [3])\n"
+      "func \"body\" {\n"
+      "  %a = function_arg() {T = i32, index = 0, shape = shape[3]} : (i32 [3])\n"
+      "  %b = function_arg() {T = i32, index = 1, shape = shape[3]} : (i32 [3])\n"
+      "  %fd = floor_div(%a:0, %b:0) : (i32 [3])\n"
+      "  %n = negative(%fd:0) : (i32 [3])\n"
+      "  return %n:0\n"
+      "}\n",
+      "t.sir");
+  ASSERT_TRUE(g.hasValue()) << g.status().toString();
+  ir::Output x{(*g)->findNode("x")->id(), 0}, y{(*g)->findNode("y")->id(), 0};
+  ir::Output f{(*g)->findNode("f")->id(), 0};
+  for (const char *backend : {"interp", "jit"}) {
+    auto ok = runWith(**g, {backend, true}, {{x, ir::Tensor::fromVector<int32_t>({7, -7, 9})},
+                                             {y, ir::Tensor::fromVector<int32_t>({2, 2, 3})}},
+                      {f});
+    ASSERT_TRUE(ok.hasValue()) << backend << ": " << ok.status().toString();
+    EXPECT_EQ(ir::formatTensor((*ok)[0]), "[-3 4 -3]") << backend;
+    auto bad = runWith(**g, {backend, true}, {{x, ir::Tensor::fromVector<int32_t>({1, 2, 3})},
+                                              {y, ir::Tensor::fromVector<int32_t>({1, 0, 1})}},
+                       {f});
+    ASSERT_FALSE(bad.hasValue()) << backend;
+    EXPECT_EQ(bad.status().node(), "fd") << backend;
+    EXPECT_NE(bad.status().message().find("Integer division by zero"), std::string::npos)
+        << bad.status().toString();
+  }
+  EXPECT_EQ(backend::jit::stats().interpreted, 2); // one kernel per jit session
 }
 
 } // namespace
