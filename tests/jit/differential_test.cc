@@ -3,6 +3,8 @@
 // equal the interpreter's (unfused, and fused) within kUlpTolerance.
 #include "tests/jit/jit_test_util.h"
 
+#include <optional>
+
 #include "ir/text/parser.h"
 
 namespace sluice::jittest {
@@ -141,6 +143,51 @@ TEST_F(DifferentialTest, SelectAddNAndBroadcastTo) {
     EXPECT_EQ(maxUlps((*want)[0], (*got)[0]), 0);
   }
   EXPECT_GE(jitCases_, 12);
+}
+
+// A reduction ending a cluster: the JIT walks the input in the kernel's
+// order, with its accumulators, so results are bit-identical.
+TEST_F(DifferentialTest, ReductionsEndingAClusterMatchExactly) {
+  struct Case {
+    std::vector<int64_t> dims, other;
+    std::optional<std::vector<int64_t>> axis;
+    bool keep;
+  };
+  const std::vector<Case> cases = {
+      {{5, 7}, {5, 7}, std::nullopt, false}, {{5, 7}, {}, std::vector<int64_t>{0}, false},
+      {{5, 7}, {7}, std::vector<int64_t>{1}, true}, {{5, 7, 3}, {5, 7, 3}, std::vector<int64_t>{1}, false},
+      {{5, 7, 3}, {}, std::vector<int64_t>{0, 2}, true}, {{4, 1, 9}, {9}, std::vector<int64_t>{-1}, false},
+      {{13}, {13}, std::vector<int64_t>{0}, false}, {{3, 0}, {}, std::vector<int64_t>{1}, false},
+      // An input broadcasting inside a reduced run, and inside a kept one.
+      {{5, 7}, {7}, std::nullopt, false}, {{6, 4, 5}, {4, 1}, std::vector<int64_t>{1, 2}, false},
+      {{4, 6, 5}, {6, 1}, std::vector<int64_t>{2}, true}};
+  for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"})
+    for (ir::DType t : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI32, ir::DType::kI64})
+      for (const Case &c : cases) {
+        ir::Graph g;
+        ir::Output x = placeholder(g, t, c.dims), y = placeholder(g, t, c.other);
+        ir::Output v = add(g, "multiply", {x, y});
+        ir::AttrMap attrs = {{"keepdims", c.keep}};
+        if (c.axis)
+          attrs["axis"] = *c.axis;
+        ir::Output r = add(g, op, {add(g, "subtract", {v, x})}, attrs);
+        std::vector<std::pair<ir::Output, ir::Tensor>> feeds = {
+            {x, randomTensor(t, c.dims, rng_)}, {y, randomTensor(t, c.other, rng_)}};
+        std::string what = std::string(op) + " " + std::string(ir::dtypeName(t)) + " " +
+                           ir::dimsString(c.dims);
+        auto want = runWith(g, {"interp", false}, feeds, {r, v});
+        int64_t before = jitRuns();
+        auto got = runWith(g, {"jit", true}, feeds, {r, v}, 2);
+        ASSERT_TRUE(want.hasValue()) << what << ": " << want.status().toString();
+        ASSERT_TRUE(got.hasValue()) << what << ": " << got.status().toString();
+        for (int k = 0; k < 2; ++k)
+          EXPECT_EQ(maxUlps((*want)[k], (*got)[k]), 0)
+              << what << " fetch " << k << "\ninterp: " << ir::formatTensor((*want)[k])
+              << "\njit:    " << ir::formatTensor((*got)[k]);
+        jitCases_ += jitRuns() > before;
+        ++cases_;
+      }
+  EXPECT_EQ(jitCases_, cases_);
 }
 
 // Random DAGs of 2-12 elementwise ops over f32 inputs of broadcastable
