@@ -303,3 +303,32 @@ TEST(FusedFallbackTest, UnsupportedBodiesAreInterpretedAndErrorsNameTheBodyNode)
 
 } // namespace
 } // namespace sluice::jittest
+
+namespace sluice::jittest {
+namespace {
+
+// A cluster only waited on through a control edge has no results: the
+// JIT runs it as nothing (it cannot fail), not through the interpreter.
+TEST(FusedFallbackTest, AClusterWithoutResultsRunsNothing) {
+  TempDir dir;
+  backend::jit::resetForTesting(dir.str());
+  auto g = ir::parseGraph("# sluice ir v1\n"
+                          "%x = placeholder() {dtype = f32, shape = shape[3]} : (f32 [3])\n"
+                          "%e = exp(%x:0) : (f32 [3])\n"
+                          "%n = negative(%e:0) : (f32 [3])\n"
+                          "%done = no_op() ^%n : ()\n",
+                          "t.sir");
+  ASSERT_TRUE(g.hasValue()) << g.status().toString();
+  rt::SessionOptions o;
+  auto s = rt::Session::create(g->get(), nullptr, o);
+  ASSERT_TRUE(s.hasValue());
+  ir::Output x{(*g)->findNode("x")->id(), 0};
+  auto r = (*s)->run({{x, ir::Tensor::fromVector<float>({1, 2, 3})}}, {},
+                     {(*g)->findNode("done")->id()});
+  ASSERT_TRUE(r.hasValue()) << r.status().toString();
+  EXPECT_EQ(backend::jit::stats().interpreted, 0);
+  EXPECT_EQ(backend::jit::stats().compiled, 1);
+}
+
+} // namespace
+} // namespace sluice::jittest
