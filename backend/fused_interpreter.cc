@@ -49,8 +49,20 @@ void FusedInterpreter::run(KernelContext &ctx) const {
     return;
   }
   std::vector<ir::Tensor> slots(numSlots_);
-  for (size_t i = 0; i < argSlots_.size(); ++i)
-    slots[argSlots_[i]] = ctx.input(static_cast<int>(i));
+  for (size_t i = 0; i < argSlots_.size(); ++i) {
+    // The body's kernels trust its static dtypes and shapes.
+    const ir::Tensor &t = ctx.input(static_cast<int>(i));
+    const ir::Node &arg = def_->body->node(def_->args[i]);
+    if (t.dtype() != arg.outputType(0) || !arg.outputShape(0).isCompatibleWith(t.dims())) {
+      ctx.fail(invalidArgument("fused input " + std::to_string(i) + " is " +
+                               std::string(ir::dtypeName(t.dtype())) + ir::dimsString(t.dims()) +
+                               ", body '" + def_->name + "' takes " +
+                               std::string(ir::dtypeName(arg.outputType(0))) +
+                               arg.outputShape(0).str()));
+      return;
+    }
+    slots[argSlots_[i]] = t;
+  }
   std::vector<const ir::Tensor *> inputs;
   for (const Step &s : steps_) {
     inputs.clear();

@@ -19,8 +19,8 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--one-device", opts->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
   cmd->add_option("--backend", opts->backend,
-                  "What runs fused clusters: interp (their ops one by one, the default) or jit "
-                  "(compiled with LLVM); config_proto(backend:) overrides it")
+                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
+                  "(their ops one by one); config_proto(backend:) overrides it")
       ->check(CLI::IsMember({"interp", "jit"}));
   addTaskFlags(*cmd, opts->taskFlags);
   addClusterFlags(*cmd, opts->clusterFlags);

@@ -26,8 +26,8 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--only-test", opts->onlyTest, "Run only the test with this exact name")
       ->group("");
   cmd->add_option("--backend", opts->backend,
-                  "What runs fused clusters: interp (their ops one by one, the default) or jit "
-                  "(compiled with LLVM); config_proto(backend:) overrides it")
+                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
+                  "(their ops one by one); config_proto(backend:) overrides it")
       ->check(CLI::IsMember({"interp", "jit"}));
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);

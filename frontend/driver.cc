@@ -18,6 +18,7 @@
 #include "ir/text/dot.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "ir/text/verifier.h"
 #include "backend/jit/jit.h"
 #include "passes/cost_model.h"
 #include "passes/fusion.h"
@@ -252,6 +253,12 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
         return;
       }
       graph = std::move(*parsed);
+      // What the parser cannot see node by node: a fused node against its
+      // body, function references, cycles.
+      if (Status v = ir::verifyGraph(*graph); !v.isOk()) {
+        err << v.toString() << "\n";
+        return;
+      }
     } else {
       EvalOptions eo;
       eo.mode = EvalMode::kCompile;

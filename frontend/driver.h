@@ -38,7 +38,7 @@ struct RunProgramOptions {
   TaskFlags taskFlags;
   ClusterFlags clusterFlags;
   bool oneDevice = false; // ignore device requests (compare with a placed run)
-  std::string backend;    // --backend interp|jit (empty: the session default)
+  std::string backend;    // --backend jit|interp (empty: the session default, jit)
 };
 int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &err);
 

@@ -41,8 +41,8 @@ struct EvalOptions {
   std::optional<ir::TaskConfig> task;
   /// Sessions run every node on one CPU, ignoring device requests.
   bool oneDevice = false;
-  /// What runs fused clusters ("interp" or "jit"; empty: the session's
-  /// default) unless config_proto(backend:) says (`--backend`).
+  /// What runs fused clusters ("jit" or "interp"; empty: the session's
+  /// default, jit) unless config_proto(backend:) says (`--backend`).
   std::string backend;
   /// The process's cluster side (token, TLS, the CLI's task server);
   /// null: made on first use of server(...) or a session target.

@@ -24,6 +24,13 @@ const std::set<std::string, std::less<>> kElementwise = {
     // others
     "cast", "select", "add_n", "broadcast_to"};
 
+// A reduction may end a cluster: it joins the cluster its input comes
+// from, and nothing joins after it (its consumers see a smaller shape).
+const std::set<std::string, std::less<>> kReductions = {"reduce_sum", "reduce_mean",
+                                                        "reduce_max", "reduce_min"};
+
+bool isReduction(const ir::Node &n) { return kReductions.count(n.opName()) > 0; }
+
 // f16 computes through float in the interpreter; keeping it out keeps the
 // JIT's rounding equal to the interpreter's. Strings have no elementwise
 // code.
@@ -59,19 +66,37 @@ public:
     for (ir::NodeId id : order) {
       if (!candidate(id))
         continue;
+      bool reduction = isReduction(g.node(id));
       int joined = -1;
       for (const ir::Output &in : g.node(id).inputs()) {
         int c = clusterOf_[in.node];
-        if (c < 0 || joined == c || deviceKey(g.node(clusters_[c][0])) != deviceKey(g.node(id)))
+        if (c < 0 || joined == c || closed_[c] ||
+            deviceKey(g.node(clusters_[c][0])) != deviceKey(g.node(id)))
           continue;
         if (canJoin(c, id)) {
           joined = c;
           break;
         }
       }
+      if (reduction) {
+        // Never a cluster of its own; it closes the one it ends. When the
+        // value it reduces is read elsewhere too (softmax's exp), the
+        // kernel would compute it twice: the reduction stays out.
+        const ir::Output &in = g.node(id).inputs()[0];
+        bool shared = contains(ctx_->fetches, in);
+        for (const ir::Use &u : g.consumers(in.node))
+          shared = shared || (u.outputIndex == in.index && u.node != id);
+        if (joined >= 0 && !shared) {
+          clusters_[joined].push_back(id);
+          clusterOf_[id] = joined;
+          closed_[joined] = 1;
+        }
+        continue;
+      }
       if (joined < 0) {
         joined = static_cast<int>(clusters_.size());
         clusters_.emplace_back();
+        closed_.push_back(0);
       }
       clusters_[joined].push_back(id);
       clusterOf_[id] = joined;
@@ -79,7 +104,8 @@ public:
       // meeting at the add.
       for (const ir::Output &in : g.node(id).inputs()) {
         int d = clusterOf_[in.node];
-        if (d < 0 || d == joined || deviceKey(g.node(clusters_[d][0])) != deviceKey(g.node(id)))
+        if (d < 0 || d == joined || closed_[d] ||
+            deviceKey(g.node(clusters_[d][0])) != deviceKey(g.node(id)))
           continue;
         if (!pathBetween(joined, d) && !pathBetween(d, joined)) {
           for (ir::NodeId m : clusters_[d])
@@ -340,6 +366,7 @@ private:
   std::vector<int> clusterOf_;
   std::vector<std::vector<ir::NodeId>> consumers_;
   std::vector<std::vector<ir::NodeId>> clusters_;
+  std::vector<char> closed_; // ends in a reduction: nothing more joins
 };
 
 std::string valueText(const ir::Graph &g, const ir::Output &o) {
@@ -351,6 +378,11 @@ std::string valueText(const ir::Graph &g, const ir::Output &o) {
 } // namespace
 
 bool isFusibleOp(const ir::Node &n) {
+  if (isReduction(n)) {
+    ir::DType t = n.outputType(0);
+    return t == ir::DType::kF32 || t == ir::DType::kF64 || t == ir::DType::kI32 ||
+           t == ir::DType::kI64;
+  }
   if (!kElementwise.count(n.opName()) || n.op().stateful)
     return false;
   for (ir::DType t : n.outputTypes())

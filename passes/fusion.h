@@ -11,7 +11,10 @@ namespace sluice::passes {
 
 /// "fusion" (in the pipeline with PipelineOptions::fuse). A cluster holds two
 /// or more connected fusible ops (elementwise math, comparisons, logical
-/// ops, cast, select, add_n, broadcast_to) on one device, with fully known
+/// ops, cast, select, add_n, broadcast_to, and at most one reduction
+/// (reduce_sum/mean/max/min of f32, f64, i32, i64) as its last op, when
+/// nothing else reads the value it reduces; nothing joins after it) on one
+/// device, with fully known
 /// static shapes, no control inputs, no fed outputs and nothing stateful;
 /// it is never formed where contracting it would make a cycle (through
 /// data or control edges, or through other clusters). Each member value

@@ -56,9 +56,10 @@ struct SessionOptions {
   /// Not in TF: the fusion pass (passes/fusion.h) turns connected
   /// elementwise ops into `fused` nodes.
   bool fusion = true;
-  /// Not in TF: what runs `fused` nodes: "interp" (their bodies op by op)
-  /// or "jit" (compiled with LLVM, backend/jit/jit.h).
-  std::string backend = "interp";
+  /// Not in TF: what runs `fused` nodes: "jit" (compiled with LLVM,
+  /// backend/jit/jit.h; the default since it passed the whole test suite)
+  /// or "interp" (their bodies op by op with the reference kernels).
+  std::string backend = "jit";
   /// A cluster session (TF's grpc:// target): the graph is placed on the
   /// cluster's devices and every partition runs on the task owning it.
   std::shared_ptr<RemoteCluster> cluster;

@@ -21,6 +21,9 @@ const std::set<std::string, std::less<>> kFloatOnly = {"sqrt", "rsqrt", "exp", "
                                                        "sigmoid", "tanh", "floor", "ceil",
                                                        "pow"};
 
+const std::set<std::string, std::less<>> kReductionOps = {"reduce_sum", "reduce_mean",
+                                                          "reduce_max", "reduce_min"};
+
 bool supportedType(ir::DType t) { return ir::isPod(t) && t != ir::DType::kF16; }
 
 Status unsupported(const ir::FunctionDef &def, const ir::Node &n, const std::string &why) {
@@ -104,6 +107,69 @@ public:
     nest_.inputStrides = cs;
   }
 
+  // The reduction's walk: runs of equal reduced flags as the CPU kernel
+  // collapses them; each input must step through a run as one stride.
+  Status finishReduction(const ir::Node &r, const std::vector<char> &reducedDims) {
+    const std::vector<int64_t> &dims = nest_.outputDims;
+    Reduction red;
+    red.op = r.opName();
+    red.type = r.outputType(0);
+    std::vector<std::vector<int64_t>> strides(full_.size());
+    red.subStrides.assign(full_.size(), {});
+    std::vector<int64_t> lastDim; // the last original dim of each run
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == 1)
+        continue;
+      if (!red.reduced.empty() && red.reduced.back() == reducedDims[d]) {
+        for (size_t k = 0; k < full_.size(); ++k)
+          if (full_[k][lastDim.back()] != full_[k][d] * dims[d])
+            red.simple.back() = 0; // this input broadcasts inside the run
+        red.dims.back() *= dims[d];
+        red.subdims.back().push_back(dims[d]);
+        for (size_t k = 0; k < full_.size(); ++k) {
+          strides[k].back() = full_[k][d];
+          red.subStrides[k].back().push_back(full_[k][d]);
+        }
+        lastDim.back() = static_cast<int64_t>(d);
+      } else {
+        red.dims.push_back(dims[d]);
+        red.reduced.push_back(reducedDims[d]);
+        red.simple.push_back(1);
+        red.subdims.push_back({dims[d]});
+        for (size_t k = 0; k < full_.size(); ++k) {
+          strides[k].push_back(full_[k][d]);
+          red.subStrides[k].push_back({full_[k][d]});
+        }
+        lastDim.push_back(static_cast<int64_t>(d));
+      }
+    }
+    if (red.dims.empty()) { // one element: the kernel folds it straight in
+      red.dims = {1};
+      red.reduced = {0};
+      red.simple = {1};
+      red.subdims = {{1}};
+      for (auto &s : strides)
+        s = {0};
+      for (auto &s : red.subStrides)
+        s = {{0}};
+    }
+    red.outStrides.assign(red.dims.size(), 0);
+    int64_t step = 1;
+    for (int g = static_cast<int>(red.dims.size()) - 1; g >= 0; --g)
+      if (!red.reduced[g]) {
+        red.outStrides[g] = step;
+        step *= red.dims[g];
+      }
+    red.outElements = r.outputShape(0).numElements();
+    int64_t inElements = ir::numElements(dims);
+    red.count = red.outElements ? inElements / red.outElements : 0;
+    red.inputStrides = std::move(strides);
+    nest_.reduction = std::move(red);
+    nest_.dims = {1};
+    nest_.inputStrides.assign(full_.size(), std::vector<int64_t>{0});
+    return Status::ok();
+  }
+
 private:
   Expected<int> make(const ir::Output &o) {
     const ir::Node &n = body_.node(o.node);
@@ -181,8 +247,8 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
   const ir::Graph &body = *def.body;
   ElementProgram p;
   p.name = def.name;
-  if (def.rets.empty())
-    return Status(Code::kUnimplemented, "fused body '" + def.name + "' has no results");
+  // No results (members only waited on through control edges): nothing
+  // to compute, and none of these ops can fail, so no nests.
   for (ir::NodeId a : def.args) {
     const ir::Node &n = body.node(a);
     if (!n.outputShape(0).isFullyDefined())
@@ -190,9 +256,13 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
     p.inputTypes.push_back(n.outputType(0));
     p.inputDims.push_back(n.outputShape(0).dims());
   }
-  std::vector<std::vector<int64_t>> shapes; // one nest per distinct shape
+  // One nest per distinct result shape; a reduction's result gets its own,
+  // over the shape of the value it reduces.
+  std::vector<std::vector<int64_t>> shapes;
   std::vector<int> nestOf;
-  for (const ir::Output &r : def.rets) {
+  std::vector<int> reductionOf; // per nest: the ret it reduces, or -1
+  for (size_t i = 0; i < def.rets.size(); ++i) {
+    const ir::Output &r = def.rets[i];
     const ir::Node &n = body.node(r.node);
     const ir::Shape &s = n.outputShape(r.index);
     if (!s.isFullyDefined())
@@ -201,11 +271,23 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
       return unsupported(def, n, "a parameter is returned as is");
     p.outputTypes.push_back(n.outputType(r.index));
     p.outputDims.push_back(s.dims());
+    if (kReductionOps.count(n.opName())) {
+      const ir::Output &in = n.inputs()[0];
+      const ir::Shape &inShape = body.node(in.node).outputShape(in.index);
+      if (!inShape.isFullyDefined())
+        return unsupported(def, n, "its input's shape is not fully known");
+      nestOf.push_back(static_cast<int>(shapes.size()));
+      shapes.push_back(inShape.dims());
+      reductionOf.push_back(static_cast<int>(i));
+      continue;
+    }
     size_t k = 0;
-    while (k < shapes.size() && shapes[k] != s.dims())
+    while (k < shapes.size() && (shapes[k] != s.dims() || reductionOf[k] >= 0))
       ++k;
-    if (k == shapes.size())
+    if (k == shapes.size()) {
       shapes.push_back(s.dims());
+      reductionOf.push_back(-1);
+    }
     nestOf.push_back(static_cast<int>(k));
   }
   p.nests.resize(shapes.size());
@@ -213,6 +295,26 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
     LoopNest &nest = p.nests[k];
     nest.outputDims = shapes[k];
     NestBuilder b(def, p, nest);
+    if (reductionOf[k] >= 0) {
+      const ir::Node &r = body.node(def.rets[reductionOf[k]].node);
+      ir::DType t = r.outputType(0);
+      if (t != ir::DType::kF32 && t != ir::DType::kF64 && t != ir::DType::kI32 &&
+          t != ir::DType::kI64)
+        return unsupported(def, r, "its dtype");
+      SLUICE_ASSIGN_OR_RETURN(int v, b.value(r.inputs()[0]));
+      nest.outputs.push_back(reductionOf[k]);
+      nest.results.push_back(v);
+      int rank = static_cast<int>(shapes[k].size());
+      std::vector<char> reducedDims(rank, !r.hasAttr("axis"));
+      if (r.hasAttr("axis"))
+        for (int64_t a : r.attr<std::vector<int64_t>>("axis")) {
+          if (a < -rank || a >= rank)
+            return unsupported(def, r, "its axis");
+          reducedDims[a < 0 ? a + rank : a] = 1;
+        }
+      SLUICE_TRY(b.finishReduction(r, reducedDims));
+      continue;
+    }
     for (size_t i = 0; i < def.rets.size(); ++i) {
       if (nestOf[i] != static_cast<int>(k))
         continue;
@@ -251,6 +353,19 @@ std::string ElementProgram::canonicalText() const {
     for (size_t k = 0; k < nest.outputs.size(); ++k)
       t += "  store out" + std::to_string(nest.outputs[k]) + " = %" +
            std::to_string(nest.results[k]) + "\n";
+    if (const auto &r = nest.reduction) {
+      std::vector<int64_t> flags(r->reduced.begin(), r->reduced.end());
+      t += "  " + r->op + " " + std::string(ir::dtypeName(r->type)) + " runs " + list(r->dims) +
+           " reduced " + list(flags) + " out " + list(r->outStrides) + " count " +
+           std::to_string(r->count) + "\n";
+      for (size_t g = 0; g < r->dims.size(); ++g) {
+        t += "  run " + std::to_string(g) + (r->simple[g] ? " simple" : " split") + " subdims " +
+             list(r->subdims[g]);
+        for (size_t k = 0; k < r->subStrides.size(); ++k)
+          t += " " + list(r->subStrides[k][g]);
+        t += "\n";
+      }
+    }
   }
   return t;
 }

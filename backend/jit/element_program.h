@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,29 @@ struct Instr {
 /// One loop nest: the values of one output shape. A body whose results
 /// differ in shape (a value read outside before it is broadcast further)
 /// gets a nest per shape, each computing only what its outputs need.
+/// A nest that folds its one result into its output (a reduction ending
+/// the cluster). The walk follows the CPU kernel's exactly: dims collapsed
+/// into alternating kept/reduced runs, row-major, an innermost reduced run
+/// summed in four interleaved partials, accumulators in double (floats)
+/// or int64 (ints), so that results match the interpreter's bit for bit.
+struct Reduction {
+  std::string op;               // "reduce_sum", "reduce_mean", "reduce_max", "reduce_min"
+  ir::DType type = ir::DType::kInvalid; // input and output dtype
+  std::vector<int64_t> dims;    // the collapsed runs of the reduced value
+  std::vector<char> reduced;    // per run
+  std::vector<int64_t> outStrides; // per run: 0 if reduced, else row-major over kept runs
+  /// inputStrides[k][run]: input k's step per step of the run, when every
+  /// input steps through the run as one stride (simple[run]); else the
+  /// run's original dims (subdims[run]) and each input's stride per
+  /// subdim (subStrides[k][run]) place an element from its index.
+  std::vector<std::vector<int64_t>> inputStrides;
+  std::vector<char> simple;
+  std::vector<std::vector<int64_t>> subdims;
+  std::vector<std::vector<std::vector<int64_t>>> subStrides;
+  int64_t outElements = 0;
+  int64_t count = 0; // values folded into each output (reduce_mean)
+};
+
 struct LoopNest {
   /// The loop space: the outputs' shape with adjacent dims merged where
   /// every operand allows (never empty: a scalar is [1]).
@@ -38,6 +62,9 @@ struct LoopNest {
   std::vector<Instr> instrs;
   std::vector<int> outputs; // the kernel outputs this nest stores
   std::vector<int> results; // the instruction each of them stores
+  /// Set: the nest reduces its one result (its dims are [1] and it runs
+  /// on one thread, whole).
+  std::optional<Reduction> reduction;
 };
 
 struct ElementProgram {

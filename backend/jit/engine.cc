@@ -96,7 +96,9 @@ public:
       log("cannot cache " + p.name + ": " + why);
     else if (cache_.enabled())
       stored = ", cached in " + cache_.pathFor(key);
-    log("compiled " + p.name + " (" + std::to_string(ms) + " ms" + stored + ")");
+    char msText[32];
+    std::snprintf(msText, sizeof msText, "%.1f", ms);
+    log("compiled " + p.name + " (" + msText + " ms" + stored + ")");
     memo_[key] = fn;
     return fn;
   }

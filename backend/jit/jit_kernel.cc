@@ -54,8 +54,21 @@ public:
     }
     for (int k = 0; k < ctx.numOutputs(); ++k)
       args.push_back(ctx.allocateOutput(k, p.outputTypes[k], p.outputDims[k]).rawData());
-    for (size_t n = 0; n < p.nests.size(); ++n)
-      runNest(p.nests[n], fns_[n], args.data(), ctx.intraOpThreads());
+    std::vector<std::unique_ptr<int64_t[]>> scratch;
+    for (const LoopNest &nest : p.nests) {
+      if (nest.reduction) {
+        scratch.emplace_back(new int64_t[std::max<int64_t>(1, nest.reduction->outElements)]);
+        args.push_back(scratch.back().get());
+      } else {
+        args.push_back(nullptr);
+      }
+    }
+    for (size_t n = 0; n < p.nests.size(); ++n) {
+      if (p.nests[n].reduction)
+        fns_[n](args.data(), 0, 1); // whole, in the kernel's order
+      else
+        runNest(p.nests[n], fns_[n], args.data(), ctx.intraOpThreads());
+    }
   }
 
 private:

@@ -239,9 +239,36 @@ Status checkAcyclic(const Graph &g) {
 
 Status verifyBody(const Graph &g, const FunctionLibrary &lib);
 
+// A fused node's kernel runs its body on its inputs: the parameters'
+// dtypes are its inputs', the results' its outputs', shapes compatible.
+Status checkFusedSignature(const Graph &g, const Node &n, const FunctionDef &f) {
+  if (f.args.size() != n.inputs().size() || f.rets.size() != n.outputTypes().size())
+    return nodeError(n, "fused node has " + std::to_string(n.inputs().size()) + " inputs and " +
+                            std::to_string(n.numOutputs()) + " outputs, its body '" + f.name +
+                            "' takes " + std::to_string(f.args.size()) + " and gives " +
+                            std::to_string(f.rets.size()));
+  std::vector<DType> in = f.argTypes(), out = f.retTypes();
+  for (size_t i = 0; i < in.size(); ++i) {
+    DType t = g.node(n.inputs()[i].node).outputType(n.inputs()[i].index);
+    if (in[i] != t)
+      return nodeError(n, "fused input " + std::to_string(i) + " is " + typeName(t) + ", body '" +
+                              f.name + "' takes " + typeName(in[i]));
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Output &r = f.rets[i];
+    if (out[i] != n.outputType(i) ||
+        !f.body->node(r.node).outputShape(r.index).isCompatibleWith(n.outputShape(i)))
+      return nodeError(n, "fused output " + std::to_string(i) + " is " +
+                              typeName(n.outputType(i)) + n.outputShape(i).str() + ", body '" +
+                              f.name + "' gives " + typeName(out[i]) +
+                              f.body->node(r.node).outputShape(r.index).str());
+  }
+  return Status::ok();
+}
+
 // map_dataset's `f` and filter_dataset's `predicate` name library functions
 // whose parameters are the element's components plus the captured tensors.
-Status checkFunctionRefs(const Node &n, const FunctionLibrary &lib) {
+Status checkFunctionRefs(const Graph &g, const Node &n, const FunctionLibrary &lib) {
   for (const char *attr : {"f", "predicate"}) {
     if (!n.op().findAttr(attr) || !n.hasAttr(attr))
       continue;
@@ -250,6 +277,8 @@ Status checkFunctionRefs(const Node &n, const FunctionLibrary &lib) {
     if (!f)
       return nodeError(n, std::string(attr) + " names function '" + fname +
                               "', which the graph does not define");
+    if (n.opName() == "fused")
+      SLUICE_TRY(checkFusedSignature(g, n, *f));
   }
   return Status::ok();
 }
@@ -270,7 +299,7 @@ Status verifyBody(const Graph &g, const FunctionLibrary &lib) {
     SLUICE_TRY(checkAttrs(n));
     SLUICE_TRY(checkEdges(g, n));
     SLUICE_TRY(checkOutputs(g, n));
-    SLUICE_TRY(checkFunctionRefs(n, lib));
+    SLUICE_TRY(checkFunctionRefs(g, n, lib));
   }
   return checkAcyclic(g);
 }

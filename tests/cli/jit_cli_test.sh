@@ -39,15 +39,30 @@ if expect_rc 0 "compile --emit llvm" "$sluice" compile "$work/f.sluice" --emit l
 fi
 expect_rc 0 "compile --emit llvm without clusters" "$sluice" compile "$samples/hello.sluice" --emit llvm
 
+# --- hostile fused .sir: errors, never crashes --------------------------------
+if [ -f "$work/fused.sir" ]; then
+  sed 's/f = "fused_z"/f = "nope"/' "$work/fused.sir" >"$work/bad_ref.sir"
+  expect_rc 1 "fused node naming no function" "$sluice" compile "$work/bad_ref.sir" &&
+    { grep -q "names function 'nope', which the graph does not define" "$work/err" || bad "bad_ref: $(cat "$work/err")"; }
+  sed 's/output_shapes = shapes\[\[2, 3\]\]/output_shapes = shapes[]/' "$work/fused.sir" >"$work/bad_shapes.sir"
+  expect_rc 1 "fused node without output_shapes" "$sluice" compile "$work/bad_shapes.sir" &&
+    { grep -q "output_shapes has 0 shapes for 1 outputs" "$work/err" || bad "bad_shapes: $(cat "$work/err")"; }
+  sed 's/Tout = types\[i32\]\(.*\) : (i32 \[2, 3\])/Tout = types[f32]\1 : (f32 [2, 3])/' "$work/fused.sir" >"$work/bad_sig.sir"
+  expect_rc 1 "fused node against its body" "$sluice" compile "$work/bad_sig.sir" &&
+    { grep -q "fused output 0 is f32\[2, 3\], body 'fused_z' gives i32\[2, 3\]" "$work/err" || bad "bad_sig: $(cat "$work/err")"; }
+  head -c 2000 "$work/fused.sir" >"$work/cut.sir"
+  expect_rc 1 "truncated fused .sir" "$sluice" compile "$work/cut.sir"
+fi
+
 # --- the disk cache across processes -----------------------------------------
 expect_rc 0 "jit run 1" "$sluice" run --backend jit "$work/f.sluice"
 grep -q 'sluice-jit: compiled fused_z' "$work/err" || bad "run 1 did not compile: $(cat "$work/err")"
 cp "$work/out" "$work/jit_out"
-expect_rc 0 "jit run 2" "$sluice" run --backend jit "$work/f.sluice"
+expect_rc 0 "jit run 2 (the default backend)" "$sluice" run "$work/f.sluice"
 grep -q 'sluice-jit: compiled' "$work/err" && bad "run 2 compiled again: $(cat "$work/err")"
 grep -q 'sluice-jit: loaded fused_z from' "$work/err" || bad "run 2 did not load: $(cat "$work/err")"
 cmp -s "$work/out" "$work/jit_out" || bad "run 2 output differs"
-expect_rc 0 "interp run" "$sluice" run "$work/f.sluice"
+expect_rc 0 "interp run" "$sluice" run --backend interp "$work/f.sluice"
 cmp -s "$work/out" "$work/jit_out" || bad "interp and jit differ: $(cat "$work/out") vs $(cat "$work/jit_out")"
 grep -q 'sluice-jit' "$work/err" && bad "interp used the jit"
 for damage in truncate garbage empty; do
@@ -74,7 +89,7 @@ expect_rc 2 "bad --backend" "$sluice" run --backend gpu "$work/f.sluice"
 for name in hello fusion linear_regression iris counter; do
   s=$samples/$name.sluice
   [ -f "$s" ] || continue
-  expect_rc 0 "$name interp" "$sluice" run -C "$samples" "$s" || continue
+  expect_rc 0 "$name interp" "$sluice" run -C "$samples" --backend interp "$s" || continue
   cp "$work/out" "$work/interp_out"
   expect_rc 0 "$name jit" "$sluice" run -C "$samples" --backend jit "$s" || continue
   grep -q 'interpreting' "$work/err" && bad "$name: a cluster fell back: $(grep interpreting "$work/err")"

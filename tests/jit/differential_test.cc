@@ -3,6 +3,10 @@
 // equal the interpreter's (unfused, and fused) within kUlpTolerance.
 #include "tests/jit/jit_test_util.h"
 
+#include <optional>
+
+#include "ir/text/parser.h"
+
 namespace sluice::jittest {
 namespace {
 
@@ -122,6 +126,9 @@ TEST_F(DifferentialTest, SelectAddNAndBroadcastTo) {
   }
   for (ir::DType t : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI32, ir::DType::kU8})
     EXPECT_TRUE(check("add_n", {t, t, t}, {{4, 3}, {4, 3}, {4, 3}}));
+  // Scalars only, and no elements at all.
+  EXPECT_TRUE(check("add", {ir::DType::kF32, ir::DType::kF32}, {{}, {}}));
+  EXPECT_TRUE(check("add", {ir::DType::kF32, ir::DType::kF32}, {{0, 3}, {3}}));
   {
     ir::Graph g;
     ir::Output x = placeholder(g, ir::DType::kF32, {5});
@@ -135,7 +142,52 @@ TEST_F(DifferentialTest, SelectAddNAndBroadcastTo) {
     ASSERT_TRUE(want.hasValue() && got.hasValue());
     EXPECT_EQ(maxUlps((*want)[0], (*got)[0]), 0);
   }
-  EXPECT_GE(jitCases_, 8);
+  EXPECT_GE(jitCases_, 12);
+}
+
+// A reduction ending a cluster: the JIT walks the input in the kernel's
+// order, with its accumulators, so results are bit-identical.
+TEST_F(DifferentialTest, ReductionsEndingAClusterMatchExactly) {
+  struct Case {
+    std::vector<int64_t> dims, other;
+    std::optional<std::vector<int64_t>> axis;
+    bool keep;
+  };
+  const std::vector<Case> cases = {
+      {{5, 7}, {5, 7}, std::nullopt, false}, {{5, 7}, {}, std::vector<int64_t>{0}, false},
+      {{5, 7}, {7}, std::vector<int64_t>{1}, true}, {{5, 7, 3}, {5, 7, 3}, std::vector<int64_t>{1}, false},
+      {{5, 7, 3}, {}, std::vector<int64_t>{0, 2}, true}, {{4, 1, 9}, {9}, std::vector<int64_t>{-1}, false},
+      {{13}, {13}, std::vector<int64_t>{0}, false}, {{3, 0}, {}, std::vector<int64_t>{1}, false},
+      // An input broadcasting inside a reduced run, and inside a kept one.
+      {{5, 7}, {7}, std::nullopt, false}, {{6, 4, 5}, {4, 1}, std::vector<int64_t>{1, 2}, false},
+      {{4, 6, 5}, {6, 1}, std::vector<int64_t>{2}, true}};
+  for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"})
+    for (ir::DType t : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI32, ir::DType::kI64})
+      for (const Case &c : cases) {
+        ir::Graph g;
+        ir::Output x = placeholder(g, t, c.dims), y = placeholder(g, t, c.other);
+        ir::Output v = add(g, "multiply", {x, y});
+        ir::AttrMap attrs = {{"keepdims", c.keep}};
+        if (c.axis)
+          attrs["axis"] = *c.axis;
+        ir::Output r = add(g, op, {add(g, "subtract", {v, x})}, attrs);
+        std::vector<std::pair<ir::Output, ir::Tensor>> feeds = {
+            {x, randomTensor(t, c.dims, rng_)}, {y, randomTensor(t, c.other, rng_)}};
+        std::string what = std::string(op) + " " + std::string(ir::dtypeName(t)) + " " +
+                           ir::dimsString(c.dims);
+        auto want = runWith(g, {"interp", false}, feeds, {r, v});
+        int64_t before = jitRuns();
+        auto got = runWith(g, {"jit", true}, feeds, {r, v}, 2);
+        ASSERT_TRUE(want.hasValue()) << what << ": " << want.status().toString();
+        ASSERT_TRUE(got.hasValue()) << what << ": " << got.status().toString();
+        for (int k = 0; k < 2; ++k)
+          EXPECT_EQ(maxUlps((*want)[k], (*got)[k]), 0)
+              << what << " fetch " << k << "\ninterp: " << ir::formatTensor((*want)[k])
+              << "\njit:    " << ir::formatTensor((*got)[k]);
+        jitCases_ += jitRuns() > before;
+        ++cases_;
+      }
+  EXPECT_EQ(jitCases_, cases_);
 }
 
 // Random DAGs of 2-12 elementwise ops over f32 inputs of broadcastable
@@ -202,6 +254,80 @@ TEST_F(DifferentialTest, LargeTensorsSplitOverThreads) {
   auto got = runWith(g, {"jit", true}, feeds, {y}, 2);
   ASSERT_TRUE(want.hasValue() && got.hasValue());
   EXPECT_EQ(maxUlps((*want)[0], (*got)[0]), 0);
+}
+
+} // namespace
+} // namespace sluice::jittest
+
+namespace sluice::jittest {
+namespace {
+
+// A fused body the JIT has no code for (floor_div) runs interpreted under
+// both backends; an error inside it names the body's node.
+TEST(FusedFallbackTest, UnsupportedBodiesAreInterpretedAndErrorsNameTheBodyNode) {
+  TempDir dir;
+  backend::jit::resetForTesting(dir.str());
+  auto g = ir::parseGraph(
+      "# sluice ir v1\n"
+      "%x = placeholder() {dtype = i32, shape = shape[3]} : (i32 [3])\n"
+      "%y = placeholder() {dtype = i32, shape = shape[3]} : (i32 [3])\n"
+      "%f = fused(%x:0, %y:0) {Tout = types[i32], f = \"body\", output_shapes = shapes[[3]]} "
+      ": (i32 [3])\n"
+      "func \"body\" {\n"
+      "  %a = function_arg() {T = i32, index = 0, shape = shape[3]} : (i32 [3])\n"
+      "  %b = function_arg() {T = i32, index = 1, shape = shape[3]} : (i32 [3])\n"
+      "  %fd = floor_div(%a:0, %b:0) : (i32 [3])\n"
+      "  %n = negative(%fd:0) : (i32 [3])\n"
+      "  return %n:0\n"
+      "}\n",
+      "t.sir");
+  ASSERT_TRUE(g.hasValue()) << g.status().toString();
+  ir::Output x{(*g)->findNode("x")->id(), 0}, y{(*g)->findNode("y")->id(), 0};
+  ir::Output f{(*g)->findNode("f")->id(), 0};
+  for (const char *backend : {"interp", "jit"}) {
+    auto ok = runWith(**g, {backend, true}, {{x, ir::Tensor::fromVector<int32_t>({7, -7, 9})},
+                                             {y, ir::Tensor::fromVector<int32_t>({2, 2, 3})}},
+                      {f});
+    ASSERT_TRUE(ok.hasValue()) << backend << ": " << ok.status().toString();
+    EXPECT_EQ(ir::formatTensor((*ok)[0]), "[-3 4 -3]") << backend;
+    auto bad = runWith(**g, {backend, true}, {{x, ir::Tensor::fromVector<int32_t>({1, 2, 3})},
+                                              {y, ir::Tensor::fromVector<int32_t>({1, 0, 1})}},
+                       {f});
+    ASSERT_FALSE(bad.hasValue()) << backend;
+    EXPECT_EQ(bad.status().node(), "fd") << backend;
+    EXPECT_NE(bad.status().message().find("Integer division by zero"), std::string::npos)
+        << bad.status().toString();
+  }
+  EXPECT_EQ(backend::jit::stats().interpreted, 2); // one kernel per jit session
+}
+
+} // namespace
+} // namespace sluice::jittest
+
+namespace sluice::jittest {
+namespace {
+
+// A cluster only waited on through a control edge has no results: the
+// JIT runs it as nothing (it cannot fail), not through the interpreter.
+TEST(FusedFallbackTest, AClusterWithoutResultsRunsNothing) {
+  TempDir dir;
+  backend::jit::resetForTesting(dir.str());
+  auto g = ir::parseGraph("# sluice ir v1\n"
+                          "%x = placeholder() {dtype = f32, shape = shape[3]} : (f32 [3])\n"
+                          "%e = exp(%x:0) : (f32 [3])\n"
+                          "%n = negative(%e:0) : (f32 [3])\n"
+                          "%done = no_op() ^%n : ()\n",
+                          "t.sir");
+  ASSERT_TRUE(g.hasValue()) << g.status().toString();
+  rt::SessionOptions o;
+  auto s = rt::Session::create(g->get(), nullptr, o);
+  ASSERT_TRUE(s.hasValue());
+  ir::Output x{(*g)->findNode("x")->id(), 0};
+  auto r = (*s)->run({{x, ir::Tensor::fromVector<float>({1, 2, 3})}}, {},
+                     {(*g)->findNode("done")->id()});
+  ASSERT_TRUE(r.hasValue()) << r.status().toString();
+  EXPECT_EQ(backend::jit::stats().interpreted, 0);
+  EXPECT_EQ(backend::jit::stats().compiled, 1);
 }
 
 } // namespace

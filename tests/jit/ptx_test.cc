@@ -119,6 +119,18 @@ TEST(PtxTest, PtxasAssemblesTheKernels) {
     EXPECT_EQ(assemble(*mathPtx), "");
 }
 
+TEST(PtxTest, AReductionHasNoGpuCodeYetAndSaysSo) {
+  auto g = std::make_unique<ir::Graph>();
+  ir::Output x = placeholder(*g, ir::DType::kF32, {16, 32});
+  ir::Output fetch = add(*g, "reduce_sum", {add(*g, "relu", {add(*g, "negative", {x})})},
+                         {{"axis", std::vector<int64_t>{1}}, {"keepdims", false}});
+  g = fused(std::move(g), fetch);
+  auto ptx = backend::jit::emitPtx(*g, "sm_90");
+  ASSERT_TRUE(ptx.hasValue()) << ptx.status().toString();
+  EXPECT_NE(ptx->find("no GPU code: cluster"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find("reductions have no GPU code yet"), std::string::npos) << *ptx;
+}
+
 TEST(PtxTest, UnknownArchitectureIsAnError) {
   ir::Output fetch;
   auto g = fused(elementwiseGraph(fetch), fetch);

@@ -171,6 +171,27 @@ TEST(FusionTest, NeverMakesACycle) {
   EXPECT_TRUE(g->topologicalOrder().hasValue());
 }
 
+TEST(FusionTest, AReductionEndsItsCluster) {
+  auto g = parse(std::string(kInputs) +
+                 "%q = square(%x:0) : (f32 [4, 3])\n"
+                 "%n = negative(%q:0) : (f32 [4, 3])\n"
+                 "%t = reduce_mean(%n:0) {axis = [0]} : (f32 [3])\n"
+                 "%after = relu(%t:0) : (f32 [3])\n"
+                 "%e = exp(%x:0) : (f32 [4, 3])\n"
+                 "%s = reduce_sum(%e:0) {axis = [1], keepdims = true} : (f32 [4, 1])\n"
+                 "%d = divide(%e:0, %s:0) : (f32 [4, 3])\n"
+                 "%y = relu(%d:0) : (f32 [4, 3])\n"
+                 "%lone = reduce_max(%b:0) : (f32 [])\n");
+  PassContext ctx;
+  ctx.fetches = {out(*g, "after"), out(*g, "y"), out(*g, "lone")};
+  g = fuse(std::move(g), ctx);
+  // t ends {q, n, t}: relu(t) does not join it. The divide reads e beside
+  // the sum, so the sum stays out (it would compute e twice) and e is
+  // alone; a reduction alone is not a cluster.
+  EXPECT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"d", "y"}, {"q", "n", "t"}}));
+  EXPECT_TRUE(ir::verifyGraph(*g).isOk()) << ir::verifyGraph(*g).toString();
+}
+
 // Random DAGs of fusible ops with a few non-fusible ones and control
 // edges: the result always verifies, is acyclic, and every fused body
 // holds only fusible ops with no control inputs.

@@ -14,9 +14,11 @@ class Module;
 namespace sluice::backend::jit {
 
 /// A generated entry point, one per loop nest: `args` holds the input
-/// pointers then the output pointers; it computes the elements whose
-/// index along the nest's outermost dim lies in [begin, end) (the kernel
-/// splits that range over threads).
+/// pointers, the output pointers, then one scratch pointer per nest (a
+/// reducing nest's accumulators: 8 bytes per output element; null for
+/// the others); it computes the elements whose index along the nest's
+/// outermost dim lies in [begin, end) (the kernel splits that range over
+/// threads; a reducing nest runs whole, for [0, 1)).
 using KernelFn = void (*)(void **args, int64_t begin, int64_t end);
 
 /// The symbol of nest `k` of the program whose symbol is `symbol`.
