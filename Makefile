@@ -29,7 +29,8 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Installs into a temporary prefix, then builds and runs samples/cpp_fixture
-# (an outside project using find_package(Sluice)) against it.
+# (an outside project using find_package(Sluice)) and samples/aot (a C
+# program linking a graph compiled ahead of time) against it.
 install-check: build
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	  cmake --install $(BUILD) --prefix "$$tmp/prefix" > "$$tmp/install.log"; \
@@ -37,7 +38,12 @@ install-check: build
 	    -DCMAKE_PREFIX_PATH="$$tmp/prefix" -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > "$$tmp/configure.log" \
 	    || { cat "$$tmp/configure.log"; exit 1; }; \
 	  cmake --build "$$tmp/fixture" -j $(JOBS); \
-	  ctest --test-dir "$$tmp/fixture" --output-on-failure
+	  ctest --test-dir "$$tmp/fixture" --output-on-failure; \
+	  cmake -S samples/aot -B "$$tmp/aot" -G Ninja \
+	    -DCMAKE_PREFIX_PATH="$$tmp/prefix" -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > "$$tmp/configure-aot.log" \
+	    || { cat "$$tmp/configure-aot.log"; exit 1; }; \
+	  cmake --build "$$tmp/aot" -j $(JOBS); \
+	  ctest --test-dir "$$tmp/aot" --output-on-failure
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)

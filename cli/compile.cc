@@ -16,9 +16,16 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                   "Output form: ir, dot (placed, by device), placement (node -> device table), "
                   "partitions (one .sir per device into -o DIR), cost (bytes, parameters, "
                   "FLOPs per device), fused (the fusion clusters, then the fused IR), llvm "
-                  "(the LLVM IR the JIT compiles for each cluster) or ptx (each cluster's GPU "
-                  "kernels, for --gpu-arch)")
-      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost", "fused", "llvm", "ptx"}));
+                  "(the LLVM IR the JIT compiles for each cluster), ptx (each cluster's GPU "
+                  "kernels, for --gpu-arch) or obj (an object file with a C function computing "
+                  "the --fetch tensors, and its header)")
+      ->check(CLI::IsMember({"ir", "dot", "placement", "partitions", "cost", "fused", "llvm", "ptx", "obj"}));
+  cmd->add_option("--fetch", opts->fetches,
+                  "For --emit obj: a tensor the function computes (a top-level variable or "
+                  "NODE[:INDEX]); repeat for several");
+  cmd->add_option("--header", opts->header, "For --emit obj: the C header to write (default: -o with .h)");
+  cmd->add_option("--function", opts->function,
+                  "For --emit obj: the C function's name (default: the stem of -o, then _run)");
   cmd->add_option("--gpu-arch", opts->gpuArch, "The GPU architecture for --emit ptx (default sm_90)");
   cmd->add_option("--cpus", opts->cpus,
                   "CPU devices per task for --emit placement, dot, partitions and cost")

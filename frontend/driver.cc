@@ -8,8 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
+#include "frontend/aot_output.h"
+#include "frontend/eval/interp.h"
 #include "frontend/evaluator.h"
 #include "frontend/cluster_host.h"
 #include "frontend/detail/driver_support.h"
@@ -220,9 +223,14 @@ std::vector<std::string> compileDevices(const ir::Graph &g, const ir::TaskConfig
 int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &err) {
   if (opts.emit != "ir" && opts.emit != "dot" && opts.emit != "placement" &&
       opts.emit != "partitions" && opts.emit != "cost" && opts.emit != "fused" &&
-      opts.emit != "llvm" && opts.emit != "ptx") {
+      opts.emit != "llvm" && opts.emit != "ptx" && opts.emit != "obj") {
     err << "sluice: error: --emit must be 'ir', 'dot', 'placement', 'partitions', 'cost', "
-           "'fused', 'llvm' or 'ptx'\n";
+           "'fused', 'llvm', 'ptx' or 'obj'\n";
+    return 2;
+  }
+  if (opts.emit == "obj" && (opts.output.empty() || opts.output == "-" || opts.fetches.empty())) {
+    err << "sluice: error: --emit obj writes an object file: give it with -o FILE.o and what "
+           "its function computes with --fetch NAME (a top-level variable or a node)\n";
     return 2;
   }
   if (opts.emit == "partitions" && (opts.output.empty() || opts.output == "-")) {
@@ -238,6 +246,8 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
   runWithLargeStack([&] {
     DiagnosticEngine diags;
     std::unique_ptr<ir::Graph> graph;
+    std::map<std::string, ir::Output> aotVars;       // variable -> tensor
+    std::map<std::string, std::string> varOfNode;    // placeholder node -> variable
     bool fromText = opts.file.size() > 4 && opts.file.substr(opts.file.size() - 4) == ".sir";
     if (fromText) {
       std::ifstream in(opts.file, std::ios::binary);
@@ -275,12 +285,34 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
         return;
       }
       graph = ev.graph().graph->clone();
+      // Top-level variables name the tensors for --fetch and the C
+      // parameters of --emit obj.
+      for (const auto &[name, v] : ev.impl().globals->vars()) {
+        if (!v.is(Value::kTensor) || v.asTensor().graph != &ev.graph())
+          continue;
+        aotVars[name] = v.asTensor().out;
+        const ir::Node &n = graph->node(v.asTensor().out.node);
+        if (n.opName() == "placeholder" &&
+            (!varOfNode.count(n.name()) || name < varOfNode[n.name()]))
+          varOfNode[n.name()] = name;
+      }
     }
-    // Compile keeps every node: each sink is a target of the pipeline.
     passes::PassContext ctx;
-    for (int i = 0; i < graph->numNodes(); ++i)
-      if (graph->consumers(i).empty())
-        ctx.targets.push_back(i);
+    if (opts.emit == "obj") {
+      // Ahead of time: only what the fetches need, every op as code.
+      auto fetches = resolveFetches(opts.fetches, *graph, aotVars);
+      if (!fetches.hasValue()) {
+        err << "sluice: error: " << fetches.status().message() << "\n";
+        return;
+      }
+      ctx.fetches = *fetches;
+      ctx.options.fuseSingleOps = true;
+    } else {
+      // Compile keeps every node: each sink is a target of the pipeline.
+      for (int i = 0; i < graph->numNodes(); ++i)
+        if (graph->consumers(i).empty())
+          ctx.targets.push_back(i);
+    }
     passes::PipelineOptions po;
     po.inferShapes = fromText;
     po.checkPipelines = true;
@@ -294,7 +326,8 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       ctx.options.devices = compileDevices(*graph, *task, opts.cpus);
       ctx.options.allowSoftPlacement = opts.allowSoftPlacement;
     }
-    po.fuse = opts.emit == "fused" || opts.emit == "llvm" || opts.emit == "ptx";
+    po.fuse = opts.emit == "fused" || opts.emit == "llvm" || opts.emit == "ptx" ||
+              opts.emit == "obj";
     po.printAfter = opts.printAfter;
     po.afterPass = [&](std::string_view name, const ir::Graph &g) {
       err << "# IR after " << name << "\n" << ir::printGraph(g);
@@ -333,6 +366,10 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
       d.loc = n.loc();
       d.message = n.message();
       err << diags.format(d) << '\n';
+    }
+    if (opts.emit == "obj") {
+      code = writeAotObject(*graph, ctx.fetches, opts.fetches, varOfNode, opts, err) ? 0 : 1;
+      return;
     }
     if (opts.emit == "partitions") {
       code = writePartitions(*graph, opts.output, diags, out, err) ? 0 : 1;

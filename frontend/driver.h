@@ -46,6 +46,9 @@ struct CompileOptions {
   std::string file;       // .sluice or .sir
   std::string emit = "ir"; // "ir", "dot", "placement", "partitions", "cost", "fused", "llvm", "ptx"
   std::string gpuArch = "sm_90"; // for "ptx"
+  std::vector<std::string> fetches; // for "obj": what the function computes (--fetch)
+  std::string header;             // for "obj": the C header ("": -o with .h)
+  std::string function;           // for "obj": the C function ("": <stem of -o>_run)
   std::string output;     // "" = stdout; the directory for "partitions"
   std::string printAfter; // pass name or "all"
   bool werror = false;    // pipeline warnings are errors

@@ -120,7 +120,8 @@ public:
     for (size_t i = 0; i < order.size(); ++i)
       position[order[i]] = static_cast<int>(i);
     for (auto &members : clusters_) {
-      if (members.size() < 2) // one op gains nothing from fusing
+      // One op gains nothing from fusing, unless everything must be code.
+      if (members.size() < 2 && !ctx_->options.fuseSingleOps)
         continue;
       std::sort(members.begin(), members.end(),
                 [&](ir::NodeId a, ir::NodeId b) { return position[a] < position[b]; });

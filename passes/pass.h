@@ -23,6 +23,9 @@ struct PassOptions {
   bool allowSoftPlacement = false;
   /// Whether fuse-read-decode rewrites reader + decode_csv pairs.
   bool fuseReadDecode = true;
+  /// Whether fusion wraps a lone fusible op in a cluster of its own (ahead
+  /// of time every op must become generated code).
+  bool fuseSingleOps = false;
 };
 
 /// What a pass knows about the step it compiles for. Passes never see a

@@ -74,6 +74,22 @@ TEST(FusionTest, FusesAChainAndRewiresTheFetch) {
   EXPECT_TRUE(ir::verifyGraph(*g).isOk()) << ir::verifyGraph(*g).toString();
 }
 
+TEST(FusionTest, ALoneOpIsFusedOnlyWhenAsked) {
+  const std::string text = std::string(kInputs) + "%y = relu(%x:0) : (f32 [4, 3])\n";
+  PassContext plain;
+  plain.fetches = {out(*parse(text), "y")};
+  auto g = fuse(parse(text), plain);
+  EXPECT_TRUE(clusters(*g).empty());
+  // Ahead of time every op must become code, so a lone op gets a cluster.
+  PassContext aot;
+  aot.options.fuseSingleOps = true;
+  g = parse(text);
+  aot.fetches = {out(*g, "y")};
+  g = fuse(std::move(g), aot);
+  ASSERT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"y"}}));
+  EXPECT_EQ(g->node(aot.fetches[0].node).opName(), "fused");
+}
+
 TEST(FusionTest, FusedGraphRoundTripsAsText) {
   auto g = parse(std::string(kInputs) +
                  "%m = multiply(%x:0, %a:0) : (f32 [4, 3])\n"
