@@ -78,20 +78,17 @@ double sessionSeconds(const ir::Graph &g, ir::Output x, ir::Output y, const ir::
   return best;
 }
 
-double handLoopSeconds(const float *x, float *y, int threads) {
-  auto part = [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      float v = kA * x[i] + kB;
-      y[i] = v < 0 ? 0 : v;
-    }
-  };
+/// The best of kReps timed runs (after one warm-up) of part(begin, end)
+/// over [0, total) split evenly over `threads` (the caller's thread
+/// takes the first share).
+template <typename Part> double bestSplitSeconds(const Part &part, int64_t total, int threads) {
   double best = 1e9;
   for (int rep = 0; rep < kReps + 1; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> ws;
-    int64_t chunk = kN / threads;
+    int64_t chunk = total / threads;
     for (int t = 1; t < threads; ++t)
-      ws.emplace_back(part, t * chunk, t + 1 == threads ? kN : (t + 1) * chunk);
+      ws.emplace_back(part, t * chunk, t + 1 == threads ? total : (t + 1) * chunk);
     part(0, chunk);
     for (auto &w : ws)
       w.join();
@@ -100,6 +97,16 @@ double handLoopSeconds(const float *x, float *y, int threads) {
       best = std::min(best, t);
   }
   return best;
+}
+
+double handLoopSeconds(const float *x, float *y, int threads) {
+  auto part = [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      float v = kA * x[i] + kB;
+      y[i] = v < 0 ? 0 : v;
+    }
+  };
+  return bestSplitSeconds(part, kN, threads);
 }
 
 // softmax over rows of 1024: y = exp(x - max) / sum(exp(x - max)), built
@@ -162,22 +169,7 @@ double softmaxLoopSeconds(const float *x, float *y, int threads) {
         yr[i] *= inv;
     }
   };
-  int64_t rowsTotal = kN / kRow;
-  double best = 1e9;
-  for (int rep = 0; rep < kReps + 1; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> ws;
-    int64_t chunk = rowsTotal / threads;
-    for (int t = 1; t < threads; ++t)
-      ws.emplace_back(part, t * chunk, t + 1 == threads ? rowsTotal : (t + 1) * chunk);
-    part(0, chunk);
-    for (auto &w : ws)
-      w.join();
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (rep > 0)
-      best = std::min(best, t);
-  }
-  return best;
+  return bestSplitSeconds(part, kN / kRow, threads);
 }
 
 // The first step of a small y = relu(a * x + b) in a fresh session, after

@@ -13,15 +13,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
 #include "backend/jit/detail/codegen.h"
+#include "backend/jit/detail/llvm_support.h"
 
 namespace sluice::backend::jit {
 
@@ -53,21 +50,6 @@ Status nodeError(const ir::Node &n, const std::string &why) {
                 "node '" + n.name() + "' (op " + n.opName() + ") cannot be compiled ahead of time: " +
                     why,
                 n.loc(), n.name());
-}
-
-Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine() {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string triple = llvm::sys::getProcessTriple(), err;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
-  if (!target)
-    return Status(Code::kInternal, "no LLVM target for " + triple + ": " + err);
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOpt::Aggressive));
-  if (!tm)
-    return Status(Code::kInternal, "cannot make an LLVM target machine for " + triple);
-  return tm;
 }
 
 std::string upper(std::string s) {
@@ -132,7 +114,7 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
       if (!n.outputShape(o.index).isFullyDefined())
         return nodeError(n, "its shape " + n.outputShape(o.index).str() + " is not fixed");
     }
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, hostMachine());
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, hostTargetMachine());
   SLUICE_ASSIGN_OR_RETURN(std::vector<ir::NodeId> order, g.topologicalOrder());
 
   llvm::LLVMContext ctx;
@@ -146,9 +128,7 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
     const ir::Node &n = g.node(id);
     if (n.opName() != "fused")
       continue;
-    auto def = g.functions().find(n.attr<std::string>("f"));
-    if (!def)
-      return nodeError(n, "its body function is missing");
+    SLUICE_ASSIGN_OR_RETURN(auto def, fusedBody(g, n));
     auto program = buildElementProgram(*def);
     if (!program.hasValue())
       return nodeError(n, program.status().message());
@@ -272,19 +252,7 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
   if (llvm::verifyModule(*m, &vs))
     return Status(Code::kInternal, "the generated module is invalid: " + vs.str());
   llvm::internalizeModule(*m, [&](const llvm::GlobalValue &v) { return v.getName() == sig.function; });
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*m, mam);
-  }
+  optimizeModule(*m, tm.get());
   llvm::SmallString<0> object;
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;

@@ -370,4 +370,40 @@ std::string ElementProgram::canonicalText() const {
   return t;
 }
 
+Expected<std::shared_ptr<const ir::FunctionDef>> fusedBody(const ir::Graph &g, const ir::Node &n) {
+  auto def = g.functions().find(n.attr<std::string>("f"));
+  if (!def)
+    return Status(Code::kFailedPrecondition,
+                  "fused node names function '" + n.attr<std::string>("f") +
+                      "', which the graph does not define",
+                  n.loc(), n.name());
+  return def;
+}
+
+Expected<std::string> listFusedCode(
+    const ir::Graph &g, const std::string &comment, const std::string &skipped,
+    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit) {
+  std::string out;
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    const ir::Node &n = g.node(id);
+    if (n.opName() != "fused")
+      continue;
+    SLUICE_ASSIGN_OR_RETURN(auto def, fusedBody(g, n));
+    out += comment + " cluster %" + n.name() + " (function \"" + def->name + "\")\n";
+    auto program = buildElementProgram(*def);
+    Expected<std::string> code =
+        program.hasValue() ? emit(*program, n) : Expected<std::string>(program.status());
+    if (!code.hasValue()) {
+      if (code.status().code() != Code::kUnimplemented)
+        return code.takeStatus();
+      out += comment + " " + skipped + ": " + code.status().message() + "\n\n";
+      continue;
+    }
+    out += *code + "\n";
+  }
+  if (out.empty())
+    out = comment + " no fused clusters\n";
+  return out;
+}
+
 } // namespace sluice::backend::jit

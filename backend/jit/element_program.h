@@ -6,12 +6,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/dtype.h"
 #include "ir/function.h"
+#include "ir/graph.h"
 #include "support/status.h"
 
 namespace sluice::backend::jit {
@@ -84,5 +87,16 @@ struct ElementProgram {
 /// Reads a fused body; unimplemented (the caller interprets the body
 /// instead) for an op, dtype or shape pattern without generated code.
 Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def);
+
+/// `--emit llvm` and `--emit ptx`: for each fused node of `g`, a line
+/// `<comment> cluster %NODE (function "F")`, then emit()'s text, or
+/// `<comment> <skipped>: why` when the body has no generated code (or
+/// emit() says unimplemented); `<comment> no fused clusters` for none.
+Expected<std::string> listFusedCode(
+    const ir::Graph &g, const std::string &comment, const std::string &skipped,
+    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit);
+
+/// The body of fused node `n`; failed_precondition when `g` lacks it.
+Expected<std::shared_ptr<const ir::FunctionDef>> fusedBody(const ir::Graph &g, const ir::Node &n);
 
 } // namespace sluice::backend::jit

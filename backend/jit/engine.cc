@@ -17,15 +17,13 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/SubtargetFeature.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/TargetParser/Host.h>
 
+#include "backend/jit/detail/llvm_support.h"
 #include "backend/jit/object_cache.h"
 
 namespace sluice::backend::jit {
@@ -138,39 +136,16 @@ private:
     if (!initStatus_.isOk())
       return initStatus_;
     initStatus_ = [&]() -> Status {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-      std::string triple = llvm::sys::getProcessTriple(), err;
-      const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
-      if (!target)
-        return Status(Code::kInternal, "no LLVM target for " + triple + ": " + err);
-      std::string cpu = llvm::sys::getHostCPUName().str();
-      llvm::StringMap<bool> hostFeatures;
-      llvm::sys::getHostCPUFeatures(hostFeatures);
-      std::vector<std::string> features;
-      for (const auto &f : hostFeatures)
-        features.push_back((f.second ? "+" : "-") + f.first().str());
-      std::sort(features.begin(), features.end());
-      llvm::SubtargetFeatures sf;
-      std::string featureList;
-      for (const std::string &f : features) {
-        sf.AddFeature(f);
-        featureList += f + ",";
-      }
-      llvm::TargetOptions options;
-      tm_.reset(target->createTargetMachine(triple, cpu, sf.getString(), options,
-                                            llvm::Reloc::PIC_, std::nullopt,
-                                            llvm::CodeGenOpt::Aggressive));
-      if (!tm_)
-        return Status(Code::kInternal, "cannot make an LLVM target machine for " + cpu);
+      auto tm = hostTargetMachine(&hostKey_);
+      if (!tm.hasValue())
+        return tm.takeStatus();
+      tm_ = std::move(*tm);
       auto jit = llvm::orc::LLJITBuilder().create();
       if (!jit) {
         tm_.reset();
         return llvmError("cannot start the LLVM JIT", jit.takeError());
       }
       jit_ = std::move(*jit);
-      hostKey_ = "llvm " LLVM_VERSION_STRING "\ntriple " + triple + "\ncpu " + cpu +
-                 "\nfeatures " + featureList + "\n";
       return Status::ok();
     }();
     return initStatus_;
@@ -188,23 +163,7 @@ private:
     llvm::raw_string_ostream vs(verifyErr);
     if (llvm::verifyModule(*m, &vs))
       return Status(Code::kInternal, "generated code for '" + p.name + "' is invalid: " + verifyErr);
-    {
-      llvm::LoopAnalysisManager lam;
-      llvm::FunctionAnalysisManager fam;
-      llvm::CGSCCAnalysisManager cgam;
-      llvm::ModuleAnalysisManager mam;
-      llvm::PipelineTuningOptions pto;
-      pto.LoopVectorization = true;
-      pto.SLPVectorization = true;
-      llvm::PassBuilder pb(tm_.get(), pto);
-      pb.registerModuleAnalyses(mam);
-      pb.registerCGSCCAnalyses(cgam);
-      pb.registerFunctionAnalyses(fam);
-      pb.registerLoopAnalyses(lam);
-      pb.crossRegisterProxies(lam, fam, cgam, mam);
-      llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-      mpm.run(*m, mam);
-    }
+    optimizeModule(*m, tm_.get());
     if (irOut) {
       llvm::raw_string_ostream os(*irOut);
       m->print(os, nullptr);

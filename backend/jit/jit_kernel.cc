@@ -173,29 +173,9 @@ void resetForTesting(const std::string &dir) {
 }
 
 Expected<std::string> emitLlvmIr(const ir::Graph &g) {
-  std::string out;
-  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
-    const ir::Node &n = g.node(id);
-    if (n.opName() != "fused")
-      continue;
-    auto def = g.functions().find(n.attr<std::string>("f"));
-    if (!def)
-      return Status(Code::kFailedPrecondition,
-                    "fused node names function '" + n.attr<std::string>("f") +
-                        "', which the graph does not define",
-                    n.loc(), n.name());
-    out += "; cluster %" + n.name() + " (function \"" + def->name + "\")\n";
-    auto program = buildElementProgram(*def);
-    if (!program.hasValue()) {
-      out += "; interpreted: " + program.status().message() + "\n\n";
-      continue;
-    }
-    SLUICE_ASSIGN_OR_RETURN(std::string ir, Engine::get().llvmIr(*program));
-    out += ir + "\n";
-  }
-  if (out.empty())
-    out = "; no fused clusters\n";
-  return out;
+  return listFusedCode(g, ";", "interpreted", [](const ElementProgram &p, const ir::Node &) {
+    return Engine::get().llvmIr(p);
+  });
 }
 
 } // namespace sluice::backend::jit

@@ -18,13 +18,13 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
 #include "backend/jit/detail/codegen.h"
+#include "backend/jit/detail/llvm_support.h"
 #include "backend/jit/jit.h"
 
 extern "C" {
@@ -192,19 +192,7 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
     if (llvm::verifyModule(*m, &os))
       return Status(Code::kInternal, "generated GPU code for " + p.name + " is invalid: " + os.str());
   }
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*m, mam);
-  }
+  optimizeModule(*m, tm);
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager pm;
@@ -215,39 +203,13 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
 }
 
 Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
-  std::string out;
-  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
-    const ir::Node &n = g.node(id);
-    if (n.opName() != "fused")
-      continue;
-    auto def = g.functions().find(n.attr<std::string>("f"));
-    if (!def)
-      return Status(Code::kFailedPrecondition,
-                    "fused node names function '" + n.attr<std::string>("f") +
-                        "', which the graph does not define",
-                    n.loc(), n.name());
-    out += "// cluster " + n.name() + " (function \"" + def->name + "\")\n";
-    auto program = buildElementProgram(*def);
-    if (!program.hasValue()) {
-      out += "// no GPU code: " + program.status().message() + "\n\n";
-      continue;
-    }
+  return listFusedCode(g, "//", "no GPU code", [&](const ElementProgram &p, const ir::Node &n) {
     // PTX names are identifiers: the node's name with '_' for the rest.
     std::string symbol = "sluice_";
     for (char c : n.name())
       symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    auto ptx = emitPtx(*program, symbol, arch);
-    if (!ptx.hasValue()) {
-      if (ptx.status().code() != Code::kUnimplemented)
-        return ptx.takeStatus();
-      out += "// no GPU code: " + ptx.status().message() + "\n\n";
-      continue;
-    }
-    out += *ptx + "\n";
-  }
-  if (out.empty())
-    out = "// no fused clusters\n";
-  return out;
+    return emitPtx(p, symbol, arch);
+  });
 }
 
 } // namespace sluice::backend::jit
