@@ -26,6 +26,7 @@ namespace {
 struct ReplFlags {
   std::string file;
   bool oneDevice = false;
+  std::string backend;
 };
 
 frontend::Repl *gRepl = nullptr;
@@ -162,6 +163,7 @@ int runRepl(const ReplFlags &flags) {
   runWithLargeStack([&] {
     frontend::ReplOptions opts;
     opts.oneDevice = flags.oneDevice;
+    opts.backend = flags.backend;
     frontend::Repl repl(opts);
     if (!flags.file.empty())
       repl.load(flags.file);
@@ -189,6 +191,10 @@ void addReplCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("file", flags->file, "A .sluice file to evaluate first");
   cmd->add_flag("--one-device", flags->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
+  cmd->add_option("--backend", flags->backend,
+                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
+                  "(their ops one by one); config_proto(backend:) overrides it")
+      ->check(CLI::IsMember({"interp", "jit"}));
   cmd->callback([flags, &exitCode] { exitCode = runRepl(*flags); });
 }
 

@@ -104,10 +104,13 @@ struct Repl::State {
     eo.out = &out;
     eo.err = &err;
     eo.oneDevice = opts.oneDevice;
+    eo.backend = opts.backend;
     auto fresh = std::make_unique<Evaluator>(eo, diags);
     EvaluatorImpl &ei = fresh->impl();
     rt::SessionOptions so;
     so.ignoreDeviceRequests = opts.oneDevice;
+    if (!opts.backend.empty())
+      so.backend = opts.backend;
     GraphContext &g = *ei.topGraph;
     auto created = rt::Session::create(g.graph.get(), &g.mutex, so);
     std::shared_ptr<SessionObject> sess;

@@ -16,6 +16,7 @@ struct ReplOptions {
   std::ostream *out = nullptr; // values and command output (stdout if null)
   std::ostream *err = nullptr; // diagnostics (stderr if null)
   bool oneDevice = false;      // the session ignores device requests
+  std::string backend;         // what runs fused clusters ("": the session default, jit)
 };
 
 /// Whether `text` ends inside an open `(`, `[` or `{` (strings and `#`

@@ -69,5 +69,17 @@ expect_rc 1 "unbalanced input at end" "$sluice" repl <"$work/open.in"
 expect_rc 0 "repl --help" "$sluice" repl --help &&
   { grep -qF "exit status is 1" "$work/out" && ok || bad "repl --help: $(cat "$work/out")"; }
 
+# --backend: fused clusters compiled (SLUICE_JIT_LOG says so) or interpreted.
+printf 'x = placeholder(f32, shape: [3])\nrun(relu(x * 2.0 - 1.0), feed: {x: [1.0, -2.0, 3.0]})\n' >"$work/fused.in"
+export SLUICE_JIT_LOG=1 SLUICE_JIT_CACHE_DIR=off
+expect_rc 0 "repl --backend jit" "$sluice" repl --backend jit <"$work/fused.in" &&
+  { grep -q "sluice-jit: compiled" "$work/err" || bad "repl --backend jit compiled nothing: $(cat "$work/err")"; }
+expect_out "repl --backend jit output" "[1. 0. 5.]"
+expect_rc 0 "repl --backend interp" "$sluice" repl --backend interp <"$work/fused.in" &&
+  { grep -q "sluice-jit:" "$work/err" && bad "repl --backend interp used the JIT: $(cat "$work/err")"; }
+expect_out "repl --backend interp output" "[1. 0. 5.]"
+unset SLUICE_JIT_LOG SLUICE_JIT_CACHE_DIR
+expect_rc 2 "repl --backend bogus" "$sluice" repl --backend bogus </dev/null
+
 echo "repl script: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
