@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace sluice::cli {
 
 void addRunCommand(CLI::App &app, int &exitCode);
@@ -13,5 +15,8 @@ void addServeCommand(CLI::App &app, int &exitCode);
 void addPlotCommand(CLI::App &app, int &exitCode);
 void addLaunchCommand(CLI::App &app, int &exitCode);
 void addReplCommand(CLI::App &app, int &exitCode);
+
+/// `--backend jit|interp`, shared by run, test and repl.
+void addBackendFlag(CLI::App &cmd, std::string &backend);
 
 } // namespace sluice::cli

@@ -191,10 +191,7 @@ void addReplCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("file", flags->file, "A .sluice file to evaluate first");
   cmd->add_flag("--one-device", flags->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
-  cmd->add_option("--backend", flags->backend,
-                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
-                  "(their ops one by one); config_proto(backend:) overrides it")
-      ->check(CLI::IsMember({"interp", "jit"}));
+  addBackendFlag(*cmd, flags->backend);
   cmd->callback([flags, &exitCode] { exitCode = runRepl(*flags); });
 }
 

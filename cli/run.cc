@@ -18,10 +18,7 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");
   cmd->add_flag("--one-device", opts->oneDevice,
                 "Run every node on the first CPU, ignoring device requests");
-  cmd->add_option("--backend", opts->backend,
-                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
-                  "(their ops one by one); config_proto(backend:) overrides it")
-      ->check(CLI::IsMember({"interp", "jit"}));
+  addBackendFlag(*cmd, opts->backend);
   addTaskFlags(*cmd, opts->taskFlags);
   addClusterFlags(*cmd, opts->clusterFlags);
   cmd->callback([opts, sets, &exitCode] {
@@ -34,6 +31,13 @@ void addRunCommand(CLI::App &app, int &exitCode) {
     }
     exitCode = frontend::runProgram(*opts, std::cout, std::cerr);
   });
+}
+
+void addBackendFlag(CLI::App &cmd, std::string &backend) {
+  cmd.add_option("--backend", backend,
+                 "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
+                 "(their ops one by one); config_proto(backend:) overrides it")
+      ->check(CLI::IsMember({"interp", "jit"}));
 }
 
 } // namespace sluice::cli

@@ -25,10 +25,7 @@ void addTestCommand(CLI::App &app, int &exitCode) {
   // The isolated runner's children run one test each; not for users.
   cmd->add_option("--only-test", opts->onlyTest, "Run only the test with this exact name")
       ->group("");
-  cmd->add_option("--backend", opts->backend,
-                  "What runs fused clusters: jit (compiled with LLVM, the default) or interp "
-                  "(their ops one by one); config_proto(backend:) overrides it")
-      ->check(CLI::IsMember({"interp", "jit"}));
+  addBackendFlag(*cmd, opts->backend);
   cmd->callback([opts, &exitCode] {
     exitCode = frontend::runTests(*opts, std::cout, std::cerr);
   });

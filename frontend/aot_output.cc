@@ -2,11 +2,11 @@
 #include "frontend/aot_output.h"
 
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <set>
 
 #include "backend/jit/aot.h"
+#include "backend/io/checkpoint.h"
 
 namespace sluice::frontend {
 
@@ -28,24 +28,6 @@ std::string unique(const std::string &want, std::set<std::string> &taken) {
     name = want + "_" + std::to_string(k);
   taken.insert(name);
   return name;
-}
-
-bool writeAtomically(const std::string &path, const std::string &data, std::ostream &err) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!(f << data)) {
-      err << "sluice: error: cannot write '" << path << "'\n";
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    err << "sluice: error: cannot write '" << path << "': " << ec.message() << "\n";
-    return false;
-  }
-  return true;
 }
 
 } // namespace
@@ -109,8 +91,15 @@ bool writeAotObject(const ir::Graph &g, const std::vector<ir::Output> &fetches,
         << codeName(s.code()) << ": " << s.message() << "\n";
     return false;
   }
-  return writeAtomically(opts.output, compiled->object, err) &&
-         writeAtomically(header, compiled->header, err);
+  for (const auto &[path, data] : {std::pair{opts.output, &compiled->object},
+                                   std::pair{header, &compiled->header}}) {
+    Status w = backend::io::writeFileAtomically(path, *data);
+    if (!w.isOk()) {
+      err << "sluice: error: cannot write '" << path << "': " << w.message() << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace sluice::frontend

@@ -28,6 +28,7 @@
 #include "passes/partition.h"
 #include "passes/pipeline.h"
 #include "passes/placer.h"
+#include "backend/io/checkpoint.h"
 #include "support/large_stack.h"
 
 namespace sluice::frontend {
@@ -73,20 +74,10 @@ bool writeOutput(const std::string &text, const std::string &path, std::ostream 
     out << text;
     return true;
   }
-  // Write beside the target, then rename: a failed compile never leaves a
-  // truncated output where a good one was.
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!(f << text)) {
-      err << "sluice: error: cannot write '" << path << "'\n";
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    err << "sluice: error: cannot write '" << path << "': " << ec.message() << "\n";
+  // A failed compile never leaves a truncated output where a good one was.
+  Status w = backend::io::writeFileAtomically(path, text);
+  if (!w.isOk()) {
+    err << "sluice: error: cannot write '" << path << "': " << w.message() << "\n";
     return false;
   }
   return true;

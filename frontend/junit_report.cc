@@ -1,6 +1,8 @@
 // frontend/junit_report.cc
 #include "frontend/junit_report.h"
 
+#include "backend/io/checkpoint.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -81,17 +83,8 @@ Status writeJUnit(const std::string &path, const std::vector<JUnitSuite> &suites
     x << "  </testsuite>\n";
   }
   x << "</testsuites>\n";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << x.str();
-    if (!f.flush())
-      return unavailable("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return unavailable("cannot write " + path);
-  }
+  if (Status w = backend::io::writeFileAtomically(path, x.str()); !w)
+    return unavailable("cannot write " + path + " (" + w.message() + ")");
   return Status::ok();
 }
 

@@ -176,7 +176,7 @@ Value expectGolden(EvaluatorImpl &ev, CallArgs &a) {
   if (ev.opts.updateGolden) {
     if (stored == text)
       return Value::none();
-    Status w = writeFileAtomically(path, text);
+    Status w = writeGoldenFile(path, text);
     if (!w.isOk())
       throwError(w.code(), "expect_golden(): " + w.message(), a.loc);
     std::ostream &os = ev.opts.err ? *ev.opts.err : std::cerr;

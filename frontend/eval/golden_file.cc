@@ -1,14 +1,12 @@
 // frontend/eval/golden_file.cc
 #include "frontend/eval/golden_file.h"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "ir/attr.h"
 #include "ir/text/parser.h"
+#include "backend/io/checkpoint.h"
 
 namespace sluice::frontend {
 
@@ -103,28 +101,14 @@ std::optional<std::string> describeTextDifference(const std::string &actual,
          "'";
 }
 
-Status writeFileAtomically(const std::string &path, const std::string &text) {
-  namespace fs = std::filesystem;
+Status writeGoldenFile(const std::string &path, const std::string &text) {
   std::error_code ec;
-  fs::path target(path);
+  std::filesystem::path target(path);
   if (target.has_parent_path())
-    fs::create_directories(target.parent_path(), ec);
+    std::filesystem::create_directories(target.parent_path(), ec);
   if (ec)
     return Status(Code::kNotFound, "cannot create the folder of " + path + ": " + ec.message());
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out)
-      return Status(Code::kPermissionDenied, "cannot write " + tmp);
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status(Code::kPermissionDenied, "cannot replace " + path);
-  }
-  return Status::ok();
+  return backend::io::writeFileAtomically(path, text);
 }
 
 } // namespace sluice::frontend

@@ -29,8 +29,8 @@ Expected<std::vector<ir::Tensor>> parseGoldenTensors(const std::string &text,
 std::optional<std::string> describeTextDifference(const std::string &actual,
                                                   const std::string &expected);
 
-/// Writes through a temporary file and a rename, so an interrupted update
-/// never leaves half a golden file; creates missing parent directories.
-Status writeFileAtomically(const std::string &path, const std::string &text);
+/// Writes a golden file atomically (an interrupted update never leaves
+/// half of one), creating missing parent directories.
+Status writeGoldenFile(const std::string &path, const std::string &text);
 
 } // namespace sluice::frontend
