@@ -231,7 +231,7 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
       }
     } else {
       return nodeError(n, "only constants, placeholders, identity and fusible elementwise ops "
-                          "(with a reduction ending a cluster) have generated code");
+                          "(and reductions ending a cluster or folding rows) have generated code");
     }
   }
   // Fetches that are not a cluster's output written in place: copied.
