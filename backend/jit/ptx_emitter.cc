@@ -178,15 +178,11 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   llvm::TargetMachine *tm = targetMachine(arch, error);
   if (!tm)
     return Status(Code::kInvalidArgument, "no PTX code generator: " + error);
-  for (const LoopNest &nest : p.nests) {
-    if (nest.reduction)
-      return Status(Code::kUnimplemented, "cluster " + p.name + " ends in " + nest.reduction->op +
-                                              ", and reductions have no GPU code yet");
-    if (nest.rows)
-      return Status(Code::kUnimplemented, "cluster " + p.name +
-                                              " walks rows for its reductions, and reductions "
-                                              "have no GPU code yet");
-  }
+  for (const LoopNest &nest : p.nests)
+    if (nest.rows && !nest.rows->bufferTypes.empty())
+      return Status(Code::kInternal, "cluster " + p.name +
+                                         " keeps row buffers, which GPU code has none of: build "
+                                         "its program with kNoRowBuffers");
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = generateGpuModule(p, symbol, ctx);
   m->setDataLayout(tm->createDataLayout());
@@ -214,7 +210,7 @@ Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
     for (char c : n.name())
       symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     return emitPtx(p, symbol, arch);
-  });
+  }, kNoRowBuffers);
 }
 
 } // namespace sluice::backend::jit

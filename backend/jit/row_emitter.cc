@@ -20,15 +20,7 @@ public:
     // digits over the outer dims.
     const size_t nIn = prog_.inputTypes.size();
     base_.assign(nIn, b_.getInt64(0));
-    llvm::Value *rest = r;
-    for (size_t d = rp_.outerDims.size(); d-- > 0;) {
-      llvm::Value *coord = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(rp_.outerDims[d]));
-      if (d > 0)
-        rest = b_.CreateUDiv(rest, b_.getInt64(rp_.outerDims[d]));
-      for (size_t k = 0; k < nIn; ++k)
-        if (rp_.outerStrides[k][d] != 0)
-          base_[k] = b_.CreateAdd(base_[k], b_.CreateMul(coord, b_.getInt64(rp_.outerStrides[k][d])));
-    }
+    le_.addDigitOffsets(r, rp_.outerDims, rp_.outerStrides, base_);
     slots_.assign(rp_.slotTypes.size(), nullptr);
     r_ = r;
     rowStart_ = b_.CreateMul(r, b_.getInt64(rp_.length));

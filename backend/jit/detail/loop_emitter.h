@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 
@@ -147,6 +148,22 @@ public:
       off[k] = o;
     }
     return off;
+  }
+
+  /// Adds to off[k] the row-major digits of `index` over `dims`, each
+  /// times strides[k][d]: a flat index's offset in every input.
+  void addDigitOffsets(llvm::Value *index, const std::vector<int64_t> &dims,
+                       const std::vector<std::vector<int64_t>> &strides,
+                       std::vector<llvm::Value *> &off) {
+    llvm::Value *rest = index;
+    for (size_t d = dims.size(); d-- > 0;) {
+      llvm::Value *coord = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(dims[d]));
+      if (d > 0)
+        rest = b_.CreateUDiv(rest, b_.getInt64(dims[d]));
+      for (size_t k = 0; k < off.size(); ++k)
+        if (strides[k][d] != 0)
+          off[k] = b_.CreateAdd(off[k], b_.CreateMul(coord, b_.getInt64(strides[k][d])));
+    }
   }
 
 private:
