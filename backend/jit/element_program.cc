@@ -5,6 +5,7 @@
 #include <set>
 
 #include "backend/jit/detail/row_program.h"
+#include "backend/jit/detail/specialize.h"
 #include "ir/graph.h"
 
 namespace sluice::backend::jit {
@@ -450,6 +451,14 @@ Expected<std::string> listFusedCode(
       continue;
     SLUICE_ASSIGN_OR_RETURN(auto def, fusedBody(g, n));
     out += comment + " cluster %" + n.name() + " (function \"" + def->name + "\")\n";
+    if (!hasStaticShapes(*def)) {
+      std::string dims;
+      for (ir::NodeId a : def->args)
+        dims += (dims.empty() ? "" : ", ") + def->body->node(a).outputShape(0).str();
+      out += comment + " compiled when it runs, once per set of input shapes (here: " + dims +
+             ")\n\n";
+      continue;
+    }
     auto program = buildElementProgram(*def, rowBufferBytes);
     Expected<std::string> code =
         program.hasValue() ? emit(*program, n) : Expected<std::string>(program.status());
