@@ -41,10 +41,13 @@ public:
   using RunDone = std::function<void(Status, std::vector<ir::Tensor>)>;
   /// Runs a registered partition as part of step `stepId`; calls `done`
   /// exactly once, possibly on another thread. Past `deadline` the task
-  /// gives up with deadline_exceeded.
+  /// gives up with deadline_exceeded. `onlyPartition`: the step has no
+  /// other (so nothing is sent between tasks), and the task drops the
+  /// step when it ends; no cleanupStep follows.
   virtual void runPartition(const std::string &device, const std::string &handle,
                             int64_t stepId, std::vector<ir::Tensor> feeds,
-                            std::chrono::steady_clock::time_point deadline, RunDone done) = 0;
+                            std::chrono::steady_clock::time_point deadline, bool onlyPartition,
+                            RunDone done) = 0;
   /// The step failed (or was cancelled): every task stops its part of it.
   virtual void abortStep(int64_t stepId, const std::vector<std::string> &devices,
                          const Status &why) = 0;

@@ -416,7 +416,7 @@ Session::runRemote(const Compiled &c, const std::vector<ir::Tensor> &feedValues,
     for (int i : c.remote[p].feeds)
       feeds.push_back(feedValues[static_cast<size_t>(i)]);
     cluster.runPartition(c.remote[p].device, c.remote[p].handle, stepId, std::move(feeds),
-                         step.deadline,
+                         step.deadline, n == 1,
                          [st, p, &cluster, stepId, devices](Status s, std::vector<ir::Tensor> out) {
                            bool first = false;
                            {
@@ -443,7 +443,8 @@ Session::runRemote(const Compiled &c, const std::vector<ir::Tensor> &feedValues,
   }
   if (step.cancellation && token != CancellationManager::kInvalidToken)
     step.cancellation->deregisterCallback(token);
-  cluster.cleanupStep(stepId, devices);
+  if (n > 1) // a lone partition's task dropped the step itself
+    cluster.cleanupStep(stepId, devices);
   const Status *firstError = nullptr;
   for (const Status &e : st->errors)
     if (!firstError || (firstError->code() == Code::kCancelled && e.code() != Code::kCancelled))

@@ -179,7 +179,8 @@ void ClusterClient::deregisterPartitions(
 
 void ClusterClient::runPartition(const std::string &device, const std::string &handle,
                                  int64_t stepId, std::vector<ir::Tensor> feeds,
-                                 std::chrono::steady_clock::time_point deadline, RunDone done) {
+                                 std::chrono::steady_clock::time_point deadline,
+                                 bool onlyPartition, RunDone done) {
   std::string task = taskOfDevice(device);
   std::string address;
   auto stub = peers_->rawStub(task, &address);
@@ -196,6 +197,7 @@ void ClusterClient::runPartition(const std::string &device, const std::string &h
   rpc::RunGraphRequest head; // the feeds follow it, not copied
   head.set_handle(handle);
   head.set_step_id(stepId);
+  head.set_only_partition(onlyPartition);
   if (deadline != std::chrono::steady_clock::time_point::max())
     head.set_timeout_ms(std::max<int64_t>(
         1, std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -55,7 +55,8 @@ public:
       const std::vector<std::pair<std::string, std::string>> &parts) override;
   void runPartition(const std::string &device, const std::string &handle, int64_t stepId,
                     std::vector<ir::Tensor> feeds,
-                    std::chrono::steady_clock::time_point deadline, RunDone done) override;
+                    std::chrono::steady_clock::time_point deadline, bool onlyPartition,
+                    RunDone done) override;
   void abortStep(int64_t stepId, const std::vector<std::string> &devices,
                  const Status &why) override;
   void cleanupStep(int64_t stepId, const std::vector<std::string> &devices) override;

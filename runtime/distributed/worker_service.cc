@@ -292,6 +292,11 @@ void WorkerService::cancelAll(const Status &why) {
   runners_.waitIdle();
 }
 
+size_t WorkerService::numSteps() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steps_.size();
+}
+
 size_t WorkerService::numGraphs() const {
   std::lock_guard<std::mutex> lock(mu_);
   return graphs_.size();
@@ -314,6 +319,20 @@ std::shared_ptr<WorkerService::Step> WorkerService::step(int64_t id) {
   if (!s)
     s = std::make_shared<Step>();
   return s;
+}
+
+void WorkerService::dropStep(int64_t id) {
+  std::shared_ptr<Step> st;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find(id);
+    if (it != steps_.end()) {
+      st = it->second;
+      steps_.erase(it);
+    }
+  }
+  if (st)
+    st->local.abort(cancelled("the step is over"));
 }
 
 void WorkerService::dropOldSteps() {
@@ -469,7 +488,8 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
     return refuse(toGrpc(unavailable("task " + task_ + " is stopping")));
   auto reactor = RunGraphReactor::make(st);
   // The executor blocks its thread until the partition is done.
-  runners_.start([this, exec, st, feeds, id, deadline, reactor, resp] {
+  bool only = req->only_partition();
+  runners_.start([this, exec, st, feeds, id, deadline, reactor, resp, only] {
     StepRendezvous rendezvous(*this, st, id, deadline);
     rt::StepParams p;
     p.feedValues = feeds.get();
@@ -480,6 +500,8 @@ grpc::ServerUnaryReactor *WorkerService::RunGraph(grpc::CallbackServerContext *c
     p.stepId = id;
     p.deadline = deadline;
     auto r = exec->run(p);
+    if (only)
+      dropStep(id);
     if (!r.hasValue()) {
       // The other partitions of this step must not wait for our sends.
       rendezvous.abort(r.status());
@@ -548,17 +570,7 @@ grpc::ServerUnaryReactor *WorkerService::CleanupStep(grpc::CallbackServerContext
                                                      rpc::CleanupStepResponse *) {
   auto *reactor = ctx->DefaultReactor();
   SLUICE_CHECK_TOKEN(ctx, reactor)
-  std::shared_ptr<Step> st;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = steps_.find(req->step_id());
-    if (it != steps_.end()) {
-      st = it->second;
-      steps_.erase(it);
-    }
-  }
-  if (st)
-    st->local.abort(cancelled("the step is over"));
+  dropStep(req->step_id());
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

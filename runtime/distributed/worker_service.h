@@ -40,6 +40,8 @@ public:
   void cancelAll(const Status &why);
   /// Partitions registered now (tests: sessions deregister theirs).
   size_t numGraphs() const;
+  /// Steps whose state the task still keeps (tests).
+  size_t numSteps() const;
 
   grpc::ServerUnaryReactor *GetStatus(grpc::CallbackServerContext *ctx,
                                       const rpc::GetStatusRequest *req,
@@ -76,6 +78,8 @@ private:
   /// The step's state, made on first use; null once the task is stopping.
   std::shared_ptr<Step> step(int64_t id);
   void dropOldSteps();
+  /// Forgets step `id` (its end: CleanupStep, or a lone partition finishing).
+  void dropStep(int64_t id);
 
   ir::ClusterSpec cluster_;
   std::string task_;

@@ -183,6 +183,25 @@ TEST(ClusterTest, SessionsDeregisterTheirPartitions) {
     EXPECT_EQ(server->service().numGraphs(), 0u) << server->task();
 }
 
+// A step of one partition sends nothing between tasks: its task drops the
+// step as it answers, and no CleanupStep call is needed.
+TEST(ClusterTest, ALonePartitionsTaskDropsItsStep) {
+  Cluster cluster(1, 1);
+  TestGraph t;
+  auto a = t.constant("a", 2.0f);
+  auto y = t.binary("y", "multiply", a, a);
+  t.graph().node(a.node).setRequestedDevice("/job:ps/task:0");
+  t.graph().node(y.node).setRequestedDevice("/job:ps/task:0");
+  auto s = session(t.graph(), cluster.client());
+  for (int i = 0; i < 3; ++i) {
+    auto r = s->run({}, {y}, {});
+    ASSERT_TRUE(r.hasValue()) << r.status().toString();
+    EXPECT_EQ((*r)[0].scalarValue<float>(), 4.0f);
+    for (auto &server : cluster.servers)
+      EXPECT_EQ(server->service().numSteps(), 0u) << server->task();
+  }
+}
+
 TEST(ClusterTest, ARemoteErrorKeepsItsCodeAndNode) {
   Cluster cluster(1, 1);
   TestGraph t;
