@@ -25,6 +25,7 @@
 
 #include "backend/jit/detail/codegen.h"
 #include "backend/jit/detail/llvm_support.h"
+#include "backend/jit/gpu_program.h"
 #include "backend/jit/jit.h"
 
 extern "C" {
@@ -202,14 +203,32 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   return std::string(ptx.str());
 }
 
+std::string ptxIdentifier(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
 Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
   return listFusedCode(g, "//", "no GPU code", [&](const ElementProgram &p, const ir::Node &n) {
-    // PTX names are identifiers: the node's name with '_' for the rest.
-    std::string symbol = "sluice_";
-    for (char c : n.name())
-      symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return emitPtx(p, symbol, arch);
+    return emitPtx(p, "sluice_" + ptxIdentifier(n.name()), arch);
   });
+}
+
+Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::string &symbol,
+                                       const std::string &arch) {
+  GpuProgram out;
+  SLUICE_ASSIGN_OR_RETURN(out.program, buildElementProgram(body));
+  SLUICE_ASSIGN_OR_RETURN(out.ptx, emitPtx(out.program, symbol, arch));
+  for (size_t k = 0; k < out.program.nests.size(); ++k) {
+    int64_t n = 1;
+    for (int64_t d : out.program.nests[k].dims)
+      n *= d;
+    out.entries.push_back(nestSymbol(symbol, k));
+    out.counts.push_back(n);
+  }
+  return out;
 }
 
 } // namespace sluice::backend::jit

@@ -1,0 +1,279 @@
+// tests/gpu/fake_session_test.cc: sessions on a fake GPU: placement
+// prefers it, the partitioner's send/recv copy across, fused clusters
+// become PTX launched with the right pointers and count on the device's
+// stream, fallbacks run on the host, and nothing leaks.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "backend/gpu/host_kernel.h"
+#include "backend/gpu/platform.h"
+#include "runtime/executor.h"
+#include "runtime/session.h"
+#include "tests/gpu/fake_driver.h"
+#include "tests/jit/jit_test_util.h"
+
+namespace sluice {
+namespace {
+
+namespace gpu = backend::gpu;
+using gputest::fake;
+using gputest::fakeDriver;
+using gputest::resetFake;
+using jittest::add;
+using jittest::placeholder;
+
+const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
+const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+template <typename T> T *at(void **params, int k) {
+  return reinterpret_cast<T *>(*static_cast<gputest::CUdeviceptr *>(params[k]));
+}
+int64_t countOf(void **params, int k) { return *static_cast<int64_t *>(params[k]); }
+
+class FakeSessionTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    resetFake(1);
+    gpu::resetForTesting(fakeDriver());
+  }
+  void TearDown() override {
+    resetFake(0);
+    gpu::resetForTesting(fakeDriver());
+  }
+  Expected<std::vector<ir::Tensor>> run(const ir::Graph &g,
+                                        std::vector<std::pair<ir::Output, ir::Tensor>> feeds,
+                                        std::vector<ir::Output> fetches,
+                                        rt::SessionOptions o = {}) {
+    o.log = [this](const std::string &l) { log_ += l + "\n"; };
+    auto s = rt::Session::create(&g, nullptr, o);
+    if (!s.hasValue())
+      return s.takeStatus();
+    return (*s)->run(feeds, fetches, {});
+  }
+  std::string log_;
+};
+
+ir::Tensor ramp(int64_t n, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = scale * static_cast<float>(i - n / 2);
+  return ir::Tensor::fromVector(v);
+}
+
+TEST_F(FakeSessionTest, ElementwiseOpsRunAsOneFusedKernelOnTheGpu) {
+  // y = relu(x * x - x): the fake's kernel computes what the PTX would,
+  // from the parameters as marshalled: x, y, then the element count.
+  fake().kernels["sluice_"] = [](void **p) {
+    const float *x = at<float>(p, 0);
+    float *y = at<float>(p, 1);
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      y[i] = std::max(0.0f, x[i] * x[i] - x[i]);
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {1000});
+  ir::Output y = add(g, "relu", {add(g, "subtract", {add(g, "multiply", {x, x}), x})});
+  ir::Output sum = add(g, "reduce_sum", {y});
+  ir::Tensor xs = ramp(1000, 0.25f);
+  auto out = run(g, {{x, xs}}, {y, sum});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_FALSE((*out)[0].isOnDevice()); // fetches come back to the host
+  double want = 0;
+  for (int64_t i = 0; i < 1000; ++i) {
+    float v = xs.data<float>()[i];
+    float r = std::max(0.0f, v * v - v);
+    ASSERT_EQ((*out)[0].data<float>()[i], r) << i;
+    want += r;
+  }
+  EXPECT_NEAR((*out)[1].scalarValue<float>(), want, 1e-3 * want);
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  // One kernel for the three ops, launched on the device's stream with
+  // 256-thread blocks: 4 blocks cover 1000 elements.
+  ASSERT_EQ(fake().launches.size(), 1u);
+  EXPECT_EQ(fake().launches[0].block, 256u);
+  EXPECT_EQ(fake().launches[0].grid, 4u);
+  EXPECT_EQ(fake().streams.count(fake().launches[0].stream), 1u);
+  ASSERT_EQ(fake().modules.size(), 1u);
+  EXPECT_NE(fake().modules[0].find(".target sm_80"), std::string::npos); // the fake's 8.0
+  EXPECT_NE(fake().modules[0].find(".entry " + fake().launches[0].entry), std::string::npos);
+  EXPECT_GE(fake().htod, 1); // x across
+  EXPECT_GE(fake().dtoh, 2); // y to reduce_sum's CPU, and y fetched
+  // The session is gone: every device buffer is freed.
+  EXPECT_TRUE(fake().live.empty()) << fake().live.size() << " buffers leaked";
+}
+
+TEST_F(FakeSessionTest, InputsArePassedInTheBodysOrder) {
+  // subtract is not commutative: x - z, not z - x.
+  fake().kernels["sluice_"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 3); ++i)
+      at<float>(p, 2)[i] = std::abs(at<float>(p, 0)[i] - at<float>(p, 1)[i]);
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {3});
+  ir::Output z = placeholder(g, ir::DType::kF32, {3});
+  ir::Output y = add(g, "abs", {add(g, "subtract", {x, z})});
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({5, 1, 2})}, {z, ir::Tensor::fromVector<float>({1, 4, 2})}}, {y});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({4, 3, 0})));
+}
+
+TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
+  fake().kernels["sluice_"] = [](void **) {};
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {4});
+  ir::Output k = add(g, "constant", {}, {{"value", ir::Tensor::fromVector<float>({1, 2, 3, 4})}, {"dtype", ir::DType::kF32}});
+  ir::Output y = add(g, "exp", {add(g, "add", {x, k})});
+  ir::Output s = add(g, "reduce_max", {y});
+  ir::Output c = add(g, "constant", {}, {{"value", ir::Tensor::fromVector<float>({1, 2, 3, 4})}, {"dtype", ir::DType::kF32}});
+  ir::NodeSpec onCpu;
+  onCpu.name = "on_cpu";
+  onCpu.op = "identity";
+  onCpu.inputs = {c};
+  onCpu.requestedDevice = "/cpu:0";
+  ASSERT_TRUE(g.addNode(std::move(onCpu)).hasValue());
+  ir::Output str = add(g, "constant", {}, {{"value", ir::Tensor::scalarString("a")}, {"dtype", ir::DType::kString}});
+  auto sess = rt::Session::create(&g, nullptr, {});
+  ASSERT_TRUE(sess.hasValue());
+  auto placed = (*sess)->placement();
+  ASSERT_TRUE(placed.hasValue()) << placed.status().toString();
+  EXPECT_EQ((*placed)[x.node], kCpu0);  // no GPU kernel
+  EXPECT_EQ((*placed)[y.node], kGpu0);  // elementwise with static shapes
+  EXPECT_EQ((*placed)[s.node], kCpu0);  // reductions have no PTX yet
+  EXPECT_EQ((*placed)[str.node], kCpu0); // strings stay on the host
+  // A constant goes where its readers are (TF's generator heuristic).
+  EXPECT_EQ((*placed)[k.node], kGpu0);
+  EXPECT_EQ((*placed)[c.node], kCpu0);
+  rt::SessionOptions hidden;
+  hidden.deviceCount = {{"GPU", 0}};
+  auto cpuOnly = rt::Session::create(&g, nullptr, hidden);
+  EXPECT_EQ((*(*cpuOnly)->placement())[y.node], kCpu0);
+}
+
+TEST_F(FakeSessionTest, ABodyTheDeviceCannotLoadRunsOnTheHost) {
+  fake().moduleLoadResult = 218; // CUDA_ERROR_INVALID_PTX
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {3});
+  ir::Output y = add(g, "relu", {add(g, "negative", {x})});
+  int64_t before = gpu::stats().hostFallbacks;
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, -2, 3})}}, {y});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({0, 2, 0})));
+  EXPECT_GT(gpu::stats().hostFallbacks, before);
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_TRUE(fake().launches.empty());
+  EXPECT_TRUE(fake().live.empty());
+}
+
+TEST_F(FakeSessionTest, AFailedLaunchFailsTheStepNamingTheDriversError) {
+  // No kernel registered: the fake's launch answers CUDA_ERROR_NOT_FOUND.
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {3});
+  ir::Output y = add(g, "relu", {add(g, "negative", {x})});
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, -2, 3})}}, {y});
+  ASSERT_FALSE(out.hasValue());
+  EXPECT_NE(out.status().message().find("cuLaunchKernel: CUDA_ERROR_NOT_FOUND running sluice_"),
+            std::string::npos)
+      << out.status().message();
+}
+
+TEST_F(FakeSessionTest, OutOfDeviceMemoryFailsTheStep) {
+  fake().kernels["sluice_"] = [](void **) {};
+  fake().allocLimit = 16;
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {1000});
+  ir::Output y = add(g, "relu", {add(g, "negative", {x})});
+  auto out = run(g, {{x, ramp(1000, 1)}}, {y});
+  ASSERT_FALSE(out.hasValue());
+  EXPECT_EQ(out.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(out.status().message().find("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY"),
+            std::string::npos)
+      << out.status().message();
+}
+
+TEST_F(FakeSessionTest, ControlEdgesCrossTheDevices) {
+  fake().kernels["sluice_"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = -at<float>(p, 0)[i];
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {2});
+  ir::Output y = add(g, "negative", {x}); // one op: still its own GPU kernel
+  ir::NodeSpec id;
+  id.name = "after";
+  id.op = "identity";
+  id.inputs = {x};
+  id.controlInputs = {y.node};
+  id.requestedDevice = "/cpu:0";
+  ir::Output after{(*g.addNode(std::move(id)))->id(), 0};
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, 2})}}, {after, y});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({1, 2})));
+  EXPECT_TRUE((*out)[1].equals(ir::Tensor::fromVector<float>({-1, -2})));
+}
+
+TEST_F(FakeSessionTest, HostKernelsGetAClearErrorForDeviceMemory) {
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {3});
+  ir::Output y = add(g, "negative", {x});
+  auto ex = rt::Executor::create(std::shared_ptr<const ir::Graph>(g.clone()), {x}, {y}, {}, {});
+  ASSERT_TRUE(ex.hasValue()) << ex.status().toString();
+  auto dev = (*gpu::device(0))->upload(ir::Tensor::fromVector<float>({1, 2, 3}));
+  ASSERT_TRUE(dev.hasValue());
+  std::vector<ir::Tensor> feeds = {*dev};
+  rt::StepParams params;
+  params.feedValues = &feeds;
+  auto out = (*ex)->run(params);
+  ASSERT_FALSE(out.hasValue());
+  EXPECT_NE(out.status().message().find(
+                "is in GPU:0 memory, which host kernels cannot read"),
+            std::string::npos)
+      << out.status().message();
+}
+
+TEST_F(FakeSessionTest, SoftPlacementWithoutADriverSaysWhy) {
+  ::setenv("SLUICE_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  gpu::resetForTesting();
+  ::unsetenv("SLUICE_CUDA_DRIVER");
+  ir::Graph g;
+  ir::NodeSpec c;
+  c.name = "on_gpu";
+  c.op = "constant";
+  c.attrs = {{"value", ir::Tensor::scalar<float>(2)}, {"dtype", ir::DType::kF32}};
+  c.requestedDevice = "/gpu:0";
+  ir::Output k{(*g.addNode(std::move(c)))->id(), 0};
+  ir::Output y = add(g, "add", {k, k});
+  rt::SessionOptions soft;
+  soft.allowSoftPlacement = true;
+  auto out = run(g, {}, {y}, soft);
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_EQ((*out)[0].scalarValue<float>(), 4.0f);
+  EXPECT_NE(log_.find("requested '/device:GPU:0'"), std::string::npos) << log_;
+  EXPECT_NE(log_.find("(no GPU: cannot open the CUDA driver library /nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << log_;
+  EXPECT_NE(log_.find("placed on /job:localhost/replica:0/task:0/device:CPU:0"), std::string::npos)
+      << log_;
+  auto hard = run(g, {}, {y});
+  ASSERT_FALSE(hard.hasValue());
+  EXPECT_NE(hard.status().message().find("Could not satisfy explicit device specification "
+                                         "'/device:GPU:0'"),
+            std::string::npos);
+  EXPECT_NE(hard.status().message().find("no GPU: "), std::string::npos);
+}
+
+TEST_F(FakeSessionTest, TheInterpreterBackendKeepsEverythingOnTheCpu) {
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {2});
+  ir::Output y = add(g, "negative", {x});
+  rt::SessionOptions o;
+  o.backend = "interp";
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, 2})}}, {y}, o);
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({-1, -2})));
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().allocs, 0);
+}
+
+} // namespace
+} // namespace sluice
