@@ -254,7 +254,7 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
                                  : "no devices matching that specification are registered in "
                                    "this process";
       if (req.spec.deviceType == "GPU" && !deviceTypes.count("GPU") && !opts.noGpuReason.empty())
-        why += " (no GPU: " + opts.noGpuReason + ")";
+        why += "; no GPU here: " + opts.noGpuReason;
       if (!opts.allowSoftPlacement)
         return Status(Code::kInvalidArgument,
                       "Cannot assign a device for operation " + where(asker) +

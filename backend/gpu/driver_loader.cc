@@ -13,6 +13,17 @@ namespace {
 
 constexpr int kErrorOutOfMemory = 2;
 
+// The codes a driver that cannot name them is likely to return (cuda.h).
+const char *knownErrorName(CUresult r) {
+  switch (r) {
+  case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+  case 34: return "CUDA_ERROR_STUB_LIBRARY";
+  case 35: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+  case 100: return "CUDA_ERROR_NO_DEVICE";
+  default: return nullptr;
+  }
+}
+
 template <typename F> bool resolve(void *lib, const char *name, F &slot, std::string &missing) {
   slot = reinterpret_cast<F>(::dlsym(lib, name));
   if (!slot && missing.empty())
@@ -26,9 +37,12 @@ Expected<DriverApi> loadDriver(const std::string &path) {
   ::dlerror();
   void *lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    const char *why = ::dlerror();
-    return Status(Code::kNotFound, "cannot open the CUDA driver library " + path + ": " +
-                                       (why ? why : "unknown error"));
+    // glibc's message starts with the path it tried.
+    const char *err = ::dlerror();
+    std::string why = err ? err : path + ": unknown error";
+    if (why.find(path) == std::string::npos)
+      why = path + ": " + why;
+    return Status(Code::kNotFound, "cannot open the CUDA driver (" + why + ")");
   }
   DriverApi api;
   api.source = path;
@@ -75,7 +89,7 @@ Status check(const DriverApi &api, CUresult r, const char *call) {
     return Status::ok();
   const char *name = nullptr, *text = nullptr;
   if (!api.cuGetErrorName || api.cuGetErrorName(r, &name) != kCudaSuccess || !name)
-    name = nullptr;
+    name = knownErrorName(r); // CUDA's link stub names none
   if (!api.cuGetErrorString || api.cuGetErrorString(r, &text) != kCudaSuccess || !text)
     text = nullptr;
   std::string msg = std::string(call) + ": " +

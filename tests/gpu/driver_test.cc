@@ -2,6 +2,8 @@
 // device discovery and TF's device_count cap, device memory.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "backend/gpu/platform.h"
@@ -29,9 +31,7 @@ TEST_F(DriverTest, AMissingLibraryMeansNoGpuAndSaysWhy) {
   auto api = gpu::loadDriver("/nonexistent/libcuda.so.1");
   ASSERT_FALSE(api.hasValue());
   EXPECT_EQ(api.status().code(), Code::kNotFound);
-  EXPECT_NE(api.status().message().find("cannot open the CUDA driver library "
-                                        "/nonexistent/libcuda.so.1"),
-            std::string::npos)
+  EXPECT_EQ(api.status().message().rfind("cannot open the CUDA driver (/nonexistent/libcuda.so.1: ", 0), 0u)
       << api.status().message();
 }
 
@@ -40,6 +40,24 @@ TEST_F(DriverTest, ALibraryWithoutTheEntryPointsIsNotADriver) {
   ASSERT_FALSE(api.hasValue());
   EXPECT_NE(api.status().message().find("has no entry point cuInit"), std::string::npos)
       << api.status().message();
+}
+
+TEST_F(DriverTest, EveryEntryPointResolvesFromCudasStubLibrary) {
+  // The toolkit's link stub exports the real driver's symbols (so the
+  // names, `_v2` included, are right) and answers every call with
+  // CUDA_ERROR_STUB_LIBRARY: a driver without devices.
+  const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (::access(stub, R_OK) != 0)
+    GTEST_SKIP() << "no CUDA stub library at " << stub;
+  auto api = gpu::loadDriver(stub);
+  ASSERT_TRUE(api.hasValue()) << api.status().message();
+  EXPECT_NE(api->cuInit(0), 0);
+  ::setenv("SLUICE_CUDA_DRIVER", stub, 1);
+  gpu::resetForTesting();
+  ::unsetenv("SLUICE_CUDA_DRIVER");
+  EXPECT_EQ(gpu::deviceCount(), 0);
+  EXPECT_EQ(gpu::unavailableReason().rfind(std::string(stub) + ": cuInit: ", 0), 0u)
+      << gpu::unavailableReason();
 }
 
 TEST_F(DriverTest, SluiceCudaDriverNamesTheLibrary) {

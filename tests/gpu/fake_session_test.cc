@@ -249,7 +249,7 @@ TEST_F(FakeSessionTest, SoftPlacementWithoutADriverSaysWhy) {
   ASSERT_TRUE(out.hasValue()) << out.status().toString();
   EXPECT_EQ((*out)[0].scalarValue<float>(), 4.0f);
   EXPECT_NE(log_.find("requested '/device:GPU:0'"), std::string::npos) << log_;
-  EXPECT_NE(log_.find("(no GPU: cannot open the CUDA driver library /nonexistent/libcuda.so.1"),
+  EXPECT_NE(log_.find("; no GPU here: cannot open the CUDA driver (/nonexistent/libcuda.so.1: "),
             std::string::npos)
       << log_;
   EXPECT_NE(log_.find("placed on /job:localhost/replica:0/task:0/device:CPU:0"), std::string::npos)
@@ -259,7 +259,7 @@ TEST_F(FakeSessionTest, SoftPlacementWithoutADriverSaysWhy) {
   EXPECT_NE(hard.status().message().find("Could not satisfy explicit device specification "
                                          "'/device:GPU:0'"),
             std::string::npos);
-  EXPECT_NE(hard.status().message().find("no GPU: "), std::string::npos);
+  EXPECT_NE(hard.status().message().find("no GPU here: "), std::string::npos);
 }
 
 TEST_F(FakeSessionTest, TheInterpreterBackendKeepsEverythingOnTheCpu) {
