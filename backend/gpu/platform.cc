@@ -3,7 +3,6 @@
 #include "backend/gpu/platform.h"
 
 #include <mutex>
-#include <optional>
 
 #include "ir/device_spec.h"
 
@@ -46,11 +45,20 @@ Platform discover(Expected<DriverApi> loaded) {
 }
 
 std::mutex mu;
-std::optional<Platform> current; // guarded by mu
+// Never destroyed at exit (only replaced by tests): a context or buffer
+// released from a static destructor could reach a driver that has already
+// shut down, and the process is ending anyway.
+Platform *current = nullptr; // guarded by mu
+
+void replace(Platform p) {
+  Platform *old = current;
+  current = new Platform(std::move(p));
+  delete old;
+}
 
 Platform &platform() {
   if (!current)
-    current = discover(loadDriver());
+    current = new Platform(discover(loadDriver()));
   return *current;
 }
 
@@ -106,12 +114,12 @@ std::string ptxArch(int cc, std::string *note) {
 
 void resetForTesting(const DriverApi &api) {
   std::lock_guard<std::mutex> lock(mu);
-  current = discover(api);
+  replace(discover(api));
 }
 
 void resetForTesting() {
   std::lock_guard<std::mutex> lock(mu);
-  current = discover(loadDriver());
+  replace(discover(loadDriver()));
 }
 
 } // namespace sluice::backend::gpu
