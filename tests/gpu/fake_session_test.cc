@@ -4,7 +4,12 @@
 // stream, fallbacks run on the host, and nothing leaks.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <fstream>
 
 #include "backend/gpu/host_kernel.h"
 #include "backend/gpu/platform.h"
@@ -30,6 +35,25 @@ template <typename T> T *at(void **params, int k) {
   return reinterpret_cast<T *>(*static_cast<gputest::CUdeviceptr *>(params[k]));
 }
 int64_t countOf(void **params, int k) { return *static_cast<int64_t *>(params[k]); }
+
+/// ptxas's verdict on `ptx` for `arch` ("" when it assembled); nullopt
+/// without CUDA's ptxas.
+std::optional<std::string> assemble(const std::string &ptx, const std::string &arch) {
+  namespace fs = std::filesystem;
+  const char *ptxas = "/usr/local/cuda/bin/ptxas";
+  if (!fs::exists(ptxas))
+    return std::nullopt;
+  fs::path dir = fs::temp_directory_path() / ("sluice_gpu_ptx_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  { std::ofstream(dir / "k.ptx") << ptx; }
+  std::string cmd = std::string(ptxas) + " -arch=" + arch + " -o '" + (dir / "k.cubin").string() +
+                    "' '" + (dir / "k.ptx").string() + "' > '" + (dir / "log").string() + "' 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "log");
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  return rc == 0 ? "" : text;
+}
 
 class FakeSessionTest : public ::testing::Test {
 protected:
@@ -97,6 +121,9 @@ TEST_F(FakeSessionTest, ElementwiseOpsRunAsOneFusedKernelOnTheGpu) {
   ASSERT_EQ(fake().modules.size(), 1u);
   EXPECT_NE(fake().modules[0].find(".target sm_80"), std::string::npos); // the fake's 8.0
   EXPECT_NE(fake().modules[0].find(".entry " + fake().launches[0].entry), std::string::npos);
+  // What a real driver would have been given assembles for that target.
+  if (auto verdict = assemble(fake().modules[0], "sm_80"))
+    EXPECT_EQ(*verdict, "") << fake().modules[0];
   EXPECT_GE(fake().htod, 1); // x across
   EXPECT_GE(fake().dtoh, 2); // y to reduce_sum's CPU, and y fetched
   // The session is gone: every device buffer is freed.
@@ -210,6 +237,41 @@ TEST_F(FakeSessionTest, ControlEdgesCrossTheDevices) {
   ASSERT_TRUE(out.hasValue()) << out.status().toString();
   EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({1, 2})));
   EXPECT_TRUE((*out)[1].equals(ir::Tensor::fromVector<float>({-1, -2})));
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().launches.size(), 1u);
+}
+
+TEST_F(FakeSessionTest, ValuesMoveBetweenTwoGpusThroughTheHost) {
+  resetFake(2);
+  gpu::resetForTesting(fakeDriver());
+  fake().kernels["sluice_first"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = at<float>(p, 0)[i] * at<float>(p, 0)[i];
+  };
+  fake().kernels["sluice_second"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = -at<float>(p, 0)[i];
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {4});
+  auto onGpu = [&](const std::string &name, const std::string &op, ir::Output in,
+                   const std::string &dev) {
+    ir::NodeSpec n;
+    n.name = name;
+    n.op = op;
+    n.inputs = {in};
+    n.requestedDevice = dev;
+    return ir::Output{(*g.addNode(std::move(n)))->id(), 0};
+  };
+  ir::Output a = onGpu("first", "square", x, "/gpu:0");
+  ir::Output b = onGpu("second", "negative", a, "/gpu:1");
+  auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, 2, 3, 4})}}, {b});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({-1, -4, -9, -16})));
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  ASSERT_EQ(fake().launches.size(), 2u);
+  EXPECT_NE(fake().launches[0].stream, fake().launches[1].stream); // each GPU's own
+  EXPECT_TRUE(fake().live.empty());
 }
 
 TEST_F(FakeSessionTest, HostKernelsGetAClearErrorForDeviceMemory) {
