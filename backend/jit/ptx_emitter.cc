@@ -220,7 +220,21 @@ Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::s
                                        const std::string &arch) {
   GpuProgram out;
   SLUICE_ASSIGN_OR_RETURN(out.program, buildElementProgram(body));
-  SLUICE_ASSIGN_OR_RETURN(out.ptx, emitPtx(out.program, symbol, arch));
+  // Every session compiling the same cluster gets the same PTX: LLVM runs
+  // once per process for it (and the device loads the module once).
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache; // guarded by mu
+  std::string key = arch + "\n" + symbol + "\n" + out.program.canonicalText();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end())
+      out.ptx = it->second;
+  }
+  if (out.ptx.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(out.ptx, emitPtx(out.program, symbol, arch));
+    std::lock_guard<std::mutex> lock(mu);
+    cache.emplace(key, out.ptx);
+  }
   for (size_t k = 0; k < out.program.nests.size(); ++k) {
     int64_t n = 1;
     for (int64_t d : out.program.nests[k].dims)

@@ -145,6 +145,24 @@ TEST_F(FakeSessionTest, InputsArePassedInTheBodysOrder) {
   EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({4, 3, 0})));
 }
 
+TEST_F(FakeSessionTest, SessionsShareTheDevicesLoadedModule) {
+  fake().kernels["sluice_"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = -at<float>(p, 0)[i];
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {2});
+  ir::Output y = add(g, "negative", {x});
+  for (int k = 0; k < 2; ++k) {
+    auto out = run(g, {{x, ir::Tensor::fromVector<float>({1, 2})}}, {y});
+    ASSERT_TRUE(out.hasValue()) << out.status().toString();
+    EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({-1, -2})));
+  }
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().launches.size(), 2u);
+  EXPECT_EQ(fake().modules.size(), 1u); // one PTX text, loaded once per device
+}
+
 TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   fake().kernels["sluice_"] = [](void **) {};
   ir::Graph g;
