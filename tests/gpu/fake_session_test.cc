@@ -163,6 +163,23 @@ TEST_F(FakeSessionTest, SessionsShareTheDevicesLoadedModule) {
   EXPECT_EQ(fake().modules.size(), 1u); // one PTX text, loaded once per device
 }
 
+TEST_F(FakeSessionTest, AValueFedOnTheGpuIsUploadedByItsReader) {
+  fake().kernels["sluice_"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = at<float>(p, 0)[i] * at<float>(p, 0)[i];
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {3});
+  ir::Output a = add(g, "negative", {x});
+  ir::Output b = add(g, "square", {a});
+  auto out = run(g, {{a, ir::Tensor::fromVector<float>({1, 2, 3})}}, {b});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({1, 4, 9})));
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().launches.size(), 1u);
+  EXPECT_EQ(fake().htod, 1); // the fed value, uploaded by square's kernel
+}
+
 TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   fake().kernels["sluice_"] = [](void **) {};
   ir::Graph g;
