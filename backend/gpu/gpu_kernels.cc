@@ -11,6 +11,7 @@
 namespace sluice::backend::gpu {
 
 void registerFusedKernel(KernelRegistry &reg, const KernelRegistry &host); // fused_kernel.cc
+void registerMatMulKernel(KernelRegistry &reg);                            // matmul_kernel.cc
 
 namespace {
 
@@ -134,6 +135,7 @@ void registerGpuKernels(KernelRegistry &reg, const KernelRegistry &host,
   reg.add("constant", "GPU", onDevice<ConstantKernel>(), numericOutputs);
   reg.add("identity", "GPU", onDevice<IdentityKernel>(), numericOutputs);
   registerFusedKernel(reg, host);
+  registerMatMulKernel(reg);
   for (const std::string &op : host.ops("CPU")) {
     if (reg.has(op, "GPU"))
       continue;

@@ -9,7 +9,8 @@ namespace sluice::backend::gpu {
 /// the device's compute capability, loaded once per device and body; a
 /// body without GPU code runs on the host instead, with a note), send
 /// (device to host, then the rendezvous) and recv (the rendezvous, then
-/// host to device), constant (uploaded once) and identity; and a GPU
+/// host to device), constant (uploaded once), identity, matmul of f32
+/// and f64 through cuBLAS (claimed only when cuBLAS opens); and a GPU
 /// claim, for placement, on every node of a `host` op that `elementwise`
 /// accepts: fusion makes such nodes `fused` on their GPU, and one that
 /// stays a plain op runs `host`'s kernel between copies. `host` must

@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "backend/gpu/blas.h"
 #include "ir/device_spec.h"
 
 namespace sluice::backend::gpu {
@@ -115,11 +116,13 @@ std::string ptxArch(int cc, std::string *note) {
 void resetForTesting(const DriverApi &api) {
   std::lock_guard<std::mutex> lock(mu);
   replace(discover(api));
+  setBlasForTesting(nullptr); // a fake driver has no cuBLAS unless a test gives one
 }
 
 void resetForTesting() {
   std::lock_guard<std::mutex> lock(mu);
   replace(discover(loadDriver()));
+  resetBlasForTesting();
 }
 
 } // namespace sluice::backend::gpu

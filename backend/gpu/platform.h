@@ -28,7 +28,8 @@ Expected<std::shared_ptr<Device>> deviceOf(const std::string &assignedDevice);
 std::string ptxArch(int computeCapability, std::string *note = nullptr);
 
 /// Tests: forget the devices found and discover again through `api`
-/// (a fake driver); without an argument, through loadDriver() again.
+/// (a fake driver, with no cuBLAS until setBlasForTesting gives one);
+/// without an argument, through loadDriver() again (and cuBLAS too).
 void resetForTesting(const DriverApi &api);
 void resetForTesting();
 

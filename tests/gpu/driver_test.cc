@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "backend/gpu/blas.h"
 #include "backend/gpu/platform.h"
 #include "ir/graph.h"
 #include "runtime/session_devices.h"
@@ -58,6 +59,21 @@ TEST_F(DriverTest, EveryEntryPointResolvesFromCudasStubLibrary) {
   EXPECT_EQ(gpu::deviceCount(), 0);
   EXPECT_EQ(gpu::unavailableReason().rfind(std::string(stub) + ": cuInit: ", 0), 0u)
       << gpu::unavailableReason();
+}
+
+TEST_F(DriverTest, CublasOpensAtRunTimeToo) {
+  const char *lib = "/usr/local/cuda/lib64/libcublas.so";
+  if (::access(lib, R_OK) != 0)
+    GTEST_SKIP() << "no cuBLAS at " << lib;
+  ::setenv("SLUICE_CUBLAS", lib, 1);
+  gpu::resetBlasForTesting();
+  EXPECT_TRUE(gpu::blasAvailable()) << gpu::blasUnavailableReason();
+  ::setenv("SLUICE_CUBLAS", "/nowhere/libcublas.so", 1);
+  gpu::resetBlasForTesting();
+  EXPECT_FALSE(gpu::blasAvailable()); // loads now, lazily
+  ::unsetenv("SLUICE_CUBLAS");
+  EXPECT_EQ(gpu::blasUnavailableReason().rfind("cannot open cuBLAS (/nowhere/libcublas.so", 0), 0u)
+      << gpu::blasUnavailableReason();
 }
 
 TEST_F(DriverTest, SluiceCudaDriverNamesTheLibrary) {

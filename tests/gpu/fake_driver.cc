@@ -184,7 +184,50 @@ CUresult errorString(CUresult r, const char **out) {
   return kInvalidValue; // the message then has the name alone
 }
 
+// Column-major C = op(A) op(B), as cuBLAS; "device" pointers are host ones.
+template <typename T>
+int gemm(CublasHandle, int ta, int tb, int m, int n, int k, const T *alpha, const T *a, int lda,
+         const T *b, int ldb, const T *beta, T *c, int ldc) {
+  {
+    LOCK;
+    ++state.gemms;
+  }
+  auto at = [](const T *x, int ld, bool t, int r, int col) {
+    return t ? x[col + static_cast<int64_t>(r) * ld] : x[r + static_cast<int64_t>(col) * ld];
+  };
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      T sum = 0;
+      for (int p = 0; p < k; ++p)
+        sum += at(a, lda, ta == kCublasOpT, i, p) * at(b, ldb, tb == kCublasOpT, p, j);
+      T &out = c[i + static_cast<int64_t>(j) * ldc];
+      out = *alpha * sum + (*beta == 0 ? T(0) : *beta * out);
+    }
+  return 0;
+}
+int blasCreate(CublasHandle *h) {
+  *h = reinterpret_cast<CublasHandle>(uintptr_t(0x9000));
+  return 0;
+}
+int blasDestroy(CublasHandle) { return 0; }
+int blasSetStream(CublasHandle, CUstream s) {
+  LOCK;
+  state.blasStreams.insert(reinterpret_cast<uintptr_t>(s));
+  return 0;
+}
+
 } // namespace
+
+BlasApi fakeBlas() {
+  BlasApi b;
+  b.cublasCreate = blasCreate;
+  b.cublasDestroy = blasDestroy;
+  b.cublasSetStream = blasSetStream;
+  b.cublasSgemm = gemm<float>;
+  b.cublasDgemm = gemm<double>;
+  b.source = "fake cuBLAS";
+  return b;
+}
 
 FakeGpu &fake() { return state; }
 std::mutex &fakeMutex() { return mu; }

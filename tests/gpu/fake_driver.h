@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/gpu/blas.h"
 #include "backend/gpu/driver_api.h"
 
 namespace sluice::gputest {
@@ -47,6 +48,8 @@ struct FakeGpu {
   std::vector<std::string> modules;      // PTX loaded
   std::vector<FakeLaunch> launches;
   int retainedContexts = 0;
+  int64_t gemms = 0;                      // fake cuBLAS calls
+  std::set<uintptr_t> blasStreams;        // streams its handles were bound to
   int currentCalls = 0;
 };
 
@@ -57,5 +60,7 @@ std::mutex &fakeMutex();
 void resetFake(int devices = 1);
 /// The driver table over the fake.
 backend::gpu::DriverApi fakeDriver();
+/// A cuBLAS over the fake's memory (column-major gemm on the host).
+backend::gpu::BlasApi fakeBlas();
 
 } // namespace sluice::gputest

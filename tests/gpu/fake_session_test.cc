@@ -180,6 +180,53 @@ TEST_F(FakeSessionTest, AValueFedOnTheGpuIsUploadedByItsReader) {
   EXPECT_EQ(fake().htod, 1); // the fed value, uploaded by square's kernel
 }
 
+TEST_F(FakeSessionTest, MatmulRunsThroughCublasOnTheDevicesStream) {
+  gpu::BlasApi blas = gputest::fakeBlas();
+  gpu::setBlasForTesting(&blas);
+  std::mt19937 rng(3);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (ir::DType t : {ir::DType::kF32, ir::DType::kF64}) {
+        ir::Graph g;
+        ir::Dims ad = ta ? ir::Dims{5, 3} : ir::Dims{3, 5}, bd = tb ? ir::Dims{4, 5} : ir::Dims{5, 4};
+        ir::Output a = placeholder(g, t, ad), b = placeholder(g, t, bd);
+        ir::Output c = add(g, "matmul", {a, b}, {{"transpose_a", ta}, {"transpose_b", tb}});
+        std::vector<std::pair<ir::Output, ir::Tensor>> feeds = {
+            {a, jittest::randomTensor(t, ad, rng)}, {b, jittest::randomTensor(t, bd, rng)}};
+        for (auto &[o, v] : feeds) // finite values: the products must match exactly
+          for (int64_t i = 0; i < v.numElements(); ++i)
+            ir::dispatchPod(t, [&](auto tag) {
+              using T = decltype(tag);
+              if constexpr (std::is_floating_point_v<T>)
+                v.data<T>()[i] = static_cast<T>(static_cast<int>(rng() % 9) - 4);
+            });
+        auto want = jittest::runWith(g, {"interp", false}, feeds, {c});
+        auto got = run(g, feeds, {c});
+        ASSERT_TRUE(want.hasValue()) << want.status().toString();
+        ASSERT_TRUE(got.hasValue()) << got.status().toString();
+        EXPECT_TRUE((*got)[0].equals((*want)[0]))
+            << "ta=" << ta << " tb=" << tb << "\ngpu: " << ir::formatTensor((*got)[0])
+            << "\ncpu: " << ir::formatTensor((*want)[0]);
+      }
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().gemms, 8);
+  ASSERT_EQ(fake().blasStreams.size(), 1u);
+  EXPECT_EQ(fake().streams.count(*fake().blasStreams.begin()), 1u);
+  EXPECT_TRUE(fake().live.empty());
+}
+
+TEST_F(FakeSessionTest, WithoutCublasMatmulStaysOnTheCpu) {
+  ir::Graph g;
+  ir::Output a = placeholder(g, ir::DType::kF32, {2, 2});
+  ir::Output c = add(g, "matmul", {a, a});
+  auto sess = rt::Session::create(&g, nullptr, {});
+  ASSERT_TRUE(sess.hasValue());
+  EXPECT_EQ((*(*sess)->placement())[c.node], kCpu0);
+  gpu::BlasApi blas = gputest::fakeBlas();
+  gpu::setBlasForTesting(&blas);
+  EXPECT_EQ((*(*sess)->placement())[c.node], kGpu0);
+}
+
 TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   fake().kernels["sluice_"] = [](void **) {};
   ir::Graph g;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 
+#include "backend/gpu/blas.h"
 #include "backend/gpu/host_kernel.h"
 #include "backend/gpu/platform.h"
 #include "tests/jit/jit_test_util.h"
@@ -110,6 +111,36 @@ TEST_F(RealGpuTest, CastsMatchTheInterpreter) {
     for (ir::DType to : all)
       EXPECT_TRUE(check("cast", {from}, {{4099}}, {{"dtype", to}}));
   EXPECT_GE(gpuCases_, 60);
+}
+
+TEST_F(RealGpuTest, MatmulMatchesTheCpu) {
+  if (!gpu::blasAvailable())
+    GTEST_SKIP() << "no cuBLAS: " << gpu::blasUnavailableReason();
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      ir::Graph g;
+      ir::Dims ad = ta ? ir::Dims{300, 257} : ir::Dims{257, 300};
+      ir::Dims bd = tb ? ir::Dims{129, 300} : ir::Dims{300, 129};
+      ir::Output a = placeholder(g, ir::DType::kF32, ad), b = placeholder(g, ir::DType::kF32, bd);
+      ir::Output c = add(g, "matmul", {a, b}, {{"transpose_a", ta}, {"transpose_b", tb}});
+      std::uniform_real_distribution<float> u(-1, 1);
+      ir::Tensor av(ir::DType::kF32, ad), bv(ir::DType::kF32, bd);
+      for (int64_t i = 0; i < av.numElements(); ++i)
+        av.data<float>()[i] = u(rng_);
+      for (int64_t i = 0; i < bv.numElements(); ++i)
+        bv.data<float>()[i] = u(rng_);
+      auto want = jittest::runWith(g, {"interp", false}, {{a, av}, {b, bv}}, {c});
+      auto before = gpu::stats().launches;
+      auto got = jittest::runWith(g, {"jit", true}, {{a, av}, {b, bv}}, {c});
+      ASSERT_TRUE(want.hasValue() && got.hasValue());
+      EXPECT_GT(gpu::stats().launches, before) << "the product did not run on the GPU";
+      // Summation orders differ: each of the 300 terms is below 1 in size.
+      double worst = 0;
+      for (int64_t i = 0; i < (*want)[0].numElements(); ++i)
+        worst = std::max(worst, double(std::abs((*want)[0].data<float>()[i] -
+                                                (*got)[0].data<float>()[i])));
+      EXPECT_LE(worst, 1e-3) << "ta=" << ta << " tb=" << tb;
+    }
 }
 
 TEST_F(RealGpuTest, CopiesRoundTrip) {
