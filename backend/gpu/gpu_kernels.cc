@@ -11,7 +11,7 @@
 namespace sluice::backend::gpu {
 
 void registerFusedKernel(KernelRegistry &reg, const KernelRegistry &host); // fused_kernel.cc
-void registerMatMulKernel(KernelRegistry &reg);                            // matmul_kernel.cc
+void registerMatMulKernel(KernelRegistry &reg, const KernelRegistry &host); // matmul_kernel.cc
 
 namespace {
 
@@ -135,7 +135,7 @@ void registerGpuKernels(KernelRegistry &reg, const KernelRegistry &host,
   reg.add("constant", "GPU", onDevice<ConstantKernel>(), numericOutputs);
   reg.add("identity", "GPU", onDevice<IdentityKernel>(), numericOutputs);
   registerFusedKernel(reg, host);
-  registerMatMulKernel(reg);
+  registerMatMulKernel(reg, host);
   for (const std::string &op : host.ops("CPU")) {
     if (reg.has(op, "GPU"))
       continue;

@@ -3,6 +3,7 @@
 // op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, so cuBLAS gets B
 // first, with the row lengths as leading dimensions.
 #include <cstdint>
+#include <mutex>
 
 #include "backend/gpu/blas.h"
 #include "backend/gpu/gpu_kernels.h"
@@ -15,8 +16,8 @@ namespace {
 
 class MatMulKernel final : public OpKernel {
 public:
-  MatMulKernel(const ir::Node &n, std::shared_ptr<Device> dev)
-      : OpKernel(n), dev_(std::move(dev)),
+  MatMulKernel(const ir::Node &n, std::shared_ptr<Device> dev, const KernelRegistry &host)
+      : OpKernel(n), dev_(std::move(dev)), host_(host),
         ta_(n.attr<bool>("transpose_a") || n.attr<bool>("adjoint_a")),
         tb_(n.attr<bool>("transpose_b") || n.attr<bool>("adjoint_b")) {}
 
@@ -49,7 +50,7 @@ public:
     if (m > 0 && n > 0) {
       auto h = blasHandle(*dev_);
       if (!h.hasValue())
-        return ctx.fail(h.takeStatus());
+        return onHost(ctx, h.status()); // a cuBLAS too new for the driver, ...
       Status s = dev_->makeCurrent();
       if (!s.isOk())
         return ctx.fail(s);
@@ -78,8 +79,28 @@ public:
   }
 
 private:
+  // cuBLAS opened but cannot serve this device: the CPU's kernel runs the
+  // product between copies, with a note, rather than failing the step.
+  void onHost(KernelContext &ctx, const Status &why) {
+    std::call_once(fallbackOnce_, [&] {
+      auto k = host_.create(node(), "CPU");
+      if (k.hasValue())
+        fallback_ = std::make_unique<HostKernel>(node(), dev_, std::move(*k));
+      else
+        fallbackError_ = k.takeStatus();
+      note("'" + node().name() + "' runs on the host between copies: " + why.message());
+    });
+    if (!fallback_)
+      return ctx.fail(fallbackError_);
+    fallback_->compute(ctx);
+  }
+
   std::shared_ptr<Device> dev_;
+  const KernelRegistry &host_;
   bool ta_, tb_;
+  std::once_flag fallbackOnce_;
+  std::unique_ptr<HostKernel> fallback_;
+  Status fallbackError_;
 };
 
 // cuBLAS takes int dimensions; f32 and f64 only; shapes known, so that
@@ -97,12 +118,13 @@ bool gemmOnGpu(const ir::Node &n) {
 
 } // namespace
 
-void registerMatMulKernel(KernelRegistry &reg) {
+void registerMatMulKernel(KernelRegistry &reg, const KernelRegistry &host) {
+  const KernelRegistry *h = &host;
   reg.add(
       "matmul", "GPU",
-      [](const ir::Node &n) -> Expected<std::unique_ptr<OpKernel>> {
+      [h](const ir::Node &n) -> Expected<std::unique_ptr<OpKernel>> {
         SLUICE_ASSIGN_OR_RETURN(auto dev, deviceOf(n.assignedDevice()));
-        return std::unique_ptr<OpKernel>(std::make_unique<MatMulKernel>(n, std::move(dev)));
+        return std::unique_ptr<OpKernel>(std::make_unique<MatMulKernel>(n, std::move(dev), *h));
       },
       gemmOnGpu);
 }

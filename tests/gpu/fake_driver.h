@@ -35,6 +35,7 @@ struct FakeGpu {
   CUresult initResult = 0;        // cuInit's answer
   CUresult moduleLoadResult = 0;  // cuModuleLoadDataEx's answer
   int64_t allocLimit = -1;        // cuMemAlloc fails past this many live bytes
+  int blasCreateResult = 0;       // the fake cublasCreate's answer
   /// Entry-name prefix -> the kernel: its params as cuLaunchKernel gets them.
   std::map<std::string, std::function<void(void **params)>> kernels;
 

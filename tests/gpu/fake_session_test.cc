@@ -215,6 +215,22 @@ TEST_F(FakeSessionTest, MatmulRunsThroughCublasOnTheDevicesStream) {
   EXPECT_TRUE(fake().live.empty());
 }
 
+TEST_F(FakeSessionTest, ACublasThatCannotStartLeavesTheProductToTheHost) {
+  gpu::BlasApi blas = gputest::fakeBlas();
+  gpu::setBlasForTesting(&blas);
+  fake().blasCreateResult = 3; // CUBLAS_STATUS_NOT_INITIALIZED: a driver too old for it
+  ir::Graph g;
+  ir::Output a = placeholder(g, ir::DType::kF32, {2, 2});
+  ir::Output c = add(g, "matmul", {a, a});
+  int64_t before = gpu::stats().hostFallbacks;
+  auto out = run(g, {{a, ir::Tensor::fromVector<float>({1, 2, 3, 4}, {2, 2})}}, {c});
+  ASSERT_TRUE(out.hasValue()) << out.status().toString();
+  EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector<float>({7, 10, 15, 22}, {2, 2})));
+  EXPECT_GT(gpu::stats().hostFallbacks, before);
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().gemms, 0);
+}
+
 TEST_F(FakeSessionTest, WithoutCublasMatmulStaysOnTheCpu) {
   ir::Graph g;
   ir::Output a = placeholder(g, ir::DType::kF32, {2, 2});
