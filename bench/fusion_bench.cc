@@ -110,9 +110,10 @@ double handLoopSeconds(const float *x, float *y, int threads) {
 }
 
 // softmax over rows of 1024: y = exp(x - max) / sum(exp(x - max)), built
-// from reduce_max, subtract, exp, reduce_sum and divide. Fusion takes
-// {subtract, exp} (reductions are not fused yet); the ceiling is one loop
-// per row (max, then exp and sum, then scale) over rows that stay in cache.
+// from reduce_max, subtract, exp, reduce_sum and divide. Fusion makes it
+// one row-walking kernel (max, then exp kept in a row buffer and summed,
+// then the divide), as the hand loop: one pass per row over rows that stay
+// in cache.
 constexpr int64_t kRow = 1024;
 
 struct Softmax {

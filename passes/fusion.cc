@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ir/function.h"
+#include "ir/row_reduction.h"
 
 namespace sluice::passes {
 
@@ -26,6 +27,9 @@ const std::set<std::string, std::less<>> kElementwise = {
 
 // A reduction may end a cluster: it joins the cluster its input comes
 // from, and nothing joins after it (its consumers see a smaller shape).
+// A row reduction (ir/row_reduction.h) need not end it: its result
+// broadcasts back over the rows, so the ops reading it join too, and the
+// kernel walks each row once per reduction (softmax in one kernel).
 const std::set<std::string, std::less<>> kReductions = {"reduce_sum", "reduce_mean",
                                                         "reduce_max", "reduce_min"};
 
@@ -73,9 +77,30 @@ public:
         if (c < 0 || joined == c || closed_[c] ||
             deviceKey(g.node(clusters_[c][0])) != deviceKey(g.node(id)))
           continue;
+        // A row cluster takes only what fits its rows; a reduction that
+        // does not keep it open cannot end it either.
+        if (rows_[c] && !(reduction ? rowsAllow(c, id) : fitsRows(id, *rows_[c])))
+          continue;
         if (canJoin(c, id)) {
           joined = c;
           break;
+        }
+      }
+      if (auto row = ir::rowReduction(g, g.node(id))) {
+        // It keeps its cluster open, or starts one when its input's
+        // cluster cannot take it (a placeholder's rows: softmax's max).
+        if (joined >= 0 && rowsAllow(joined, id)) {
+          clusters_[joined].push_back(id);
+          clusterOf_[id] = joined;
+          rows_[joined] = row;
+          continue;
+        }
+        if (joined < 0) {
+          clusterOf_[id] = static_cast<int>(clusters_.size());
+          clusters_.push_back({id});
+          closed_.push_back(0);
+          rows_.push_back(row);
+          continue;
         }
       }
       if (reduction) {
@@ -97,6 +122,7 @@ public:
         joined = static_cast<int>(clusters_.size());
         clusters_.emplace_back();
         closed_.push_back(0);
+        rows_.emplace_back();
       }
       clusters_[joined].push_back(id);
       clusterOf_[id] = joined;
@@ -107,7 +133,12 @@ public:
         if (d < 0 || d == joined || closed_[d] ||
             deviceKey(g.node(clusters_[d][0])) != deviceKey(g.node(id)))
           continue;
+        std::optional<ir::RowReduction> merged = rows_[joined] ? rows_[joined] : rows_[d];
+        if (merged && !(clusterFitsRows(joined, *merged) && clusterFitsRows(d, *merged)))
+          continue;
         if (!pathBetween(joined, d) && !pathBetween(d, joined)) {
+          rows_[joined] = merged;
+          rows_[d].reset();
           for (ir::NodeId m : clusters_[d])
             clusterOf_[m] = joined;
           clusters_[joined].insert(clusters_[joined].end(), clusters_[d].begin(),
@@ -133,6 +164,40 @@ public:
   }
 
 private:
+  // Whether `id` (a value of the rows' shape or of their reduced shape,
+  // reading only values readable along the rows) can be in a cluster
+  // walking rows `r`.
+  bool fitsRows(ir::NodeId id, const ir::RowReduction &r) const {
+    const ir::Node &n = g_->node(id);
+    if (n.numOutputs() != 1)
+      return false;
+    if (auto own = ir::rowReduction(*g_, n); own && !(*own == r))
+      return false;
+    const std::vector<int64_t> &dims = n.outputShape(0).dims();
+    if (dims != r.input && dims != r.rowDims())
+      return false;
+    for (const ir::Output &in : n.inputs())
+      if (!ir::readableAlongRows(g_->node(in.node).outputShape(in.index).dims(), r))
+        return false;
+    return true;
+  }
+
+  bool clusterFitsRows(int c, const ir::RowReduction &r) const {
+    if (rows_[c])
+      return *rows_[c] == r;
+    for (ir::NodeId m : clusters_[c])
+      if (!fitsRows(m, r))
+        return false;
+    return true;
+  }
+
+  // Whether row reduction `id` may join cluster c (which holds its input)
+  // and leave it open.
+  bool rowsAllow(int c, ir::NodeId id) const {
+    auto r = ir::rowReduction(*g_, g_->node(id));
+    return r && !closed_[c] && clusterFitsRows(c, *r) && fitsRows(id, *r);
+  }
+
   bool candidate(ir::NodeId id) const {
     const ir::Node &n = g_->node(id);
     if (!isFusibleOp(n) || !n.controlInputs().empty())
@@ -370,6 +435,7 @@ private:
   std::vector<std::vector<ir::NodeId>> consumers_;
   std::vector<std::vector<ir::NodeId>> clusters_;
   std::vector<char> closed_; // ends in a reduction: nothing more joins
+  std::vector<std::optional<ir::RowReduction>> rows_; // walks rows: only their shapes join
 };
 
 std::string valueText(const ir::Graph &g, const ir::Output &o) {

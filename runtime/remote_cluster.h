@@ -27,6 +27,8 @@ public:
     std::vector<ir::NodeId> targets;
     bool deterministic = false;
     int intraOpThreads = 1;
+    /// What runs the partition's `fused` nodes (SessionOptions::backend).
+    std::string backend = "jit";
   };
   /// Registers a partition with the task that owns its device; the
   /// returned handle names it in runPartition.

@@ -283,6 +283,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
       specs[p].device = split.parts[p].device;
       specs[p].deterministic = options_.deterministic;
       specs[p].intraOpThreads = eo.intraOpThreads;
+      specs[p].backend = options_.backend;
       compiled->remote[p].device = split.parts[p].device;
     }
     for (size_t i = 0; i < ctx.feeds.size(); ++i) {

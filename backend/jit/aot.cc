@@ -19,6 +19,7 @@
 
 #include "backend/jit/detail/codegen.h"
 #include "backend/jit/detail/llvm_support.h"
+#include "backend/jit/detail/matmul_codegen.h"
 
 namespace sluice::backend::jit {
 
@@ -229,9 +230,28 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
           return nodeError(n, "its generated code is missing");
         b.CreateCall(nest, {array, b.getInt64(0), b.getInt64(p.nests[k].dims[0])});
       }
+    } else if (op == "matmul") {
+      std::vector<llvm::Value *> args;
+      std::vector<std::vector<int64_t>> dims;
+      for (const ir::Output &in : n.inputs()) {
+        auto it = buffers.find(key(in));
+        if (it == buffers.end())
+          return nodeError(n, "its input " + g.node(in.node).name() + " has no value");
+        args.push_back(it->second);
+        dims.push_back(g.node(in.node).outputShape(in.index).dims());
+      }
+      auto mm = emitMatmul(*m, "sluice_aot_matmul_" + std::to_string(id), n, dims[0], dims[1]);
+      if (!mm.hasValue())
+        return nodeError(n, mm.status().message());
+      auto f = fetchedInto.find({id, 0});
+      llvm::Value *out = f != fetchedInto.end() ? f->second : staticArray(n, 0, nullptr);
+      buffers[{id, 0}] = out;
+      args.push_back(out);
+      b.CreateCall(*mm, args);
     } else {
-      return nodeError(n, "only constants, placeholders, identity and fusible elementwise ops "
-                          "(with a reduction ending a cluster) have generated code");
+      return nodeError(n, "only constants, placeholders, identity, matmul and fusible elementwise "
+                          "ops (and reductions ending a cluster or folding rows) have generated "
+                          "code");
     }
   }
   // Fetches that are not a cluster's output written in place: copied.

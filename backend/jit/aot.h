@@ -25,7 +25,8 @@ struct AotObject {
 };
 
 /// Compiles `g` (fused; every node a placeholder among `inputs`, a
-/// constant, an identity or a fused cluster with generated code) into
+/// constant, an identity, a rank-2 matmul or a fused cluster with
+/// generated code) into
 /// `int function(const T *in..., T *out...)`, returning 0. Anything else is
 /// invalid_argument naming the node, its op and location.
 Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &sig,

@@ -31,7 +31,9 @@ public:
   void emit() {
     b_.SetInsertPoint(llvm::BasicBlock::Create(m_.getContext(), "entry", f_));
     std::vector<llvm::Value *> inOff(prog_.inputTypes.size(), b_.getInt64(0));
-    if (p_.reduction)
+    if (p_.rows)
+      rows(*p_.rows);
+    else if (p_.reduction)
       reduce(*p_.reduction);
     else
       level(0, inOff, b_.getInt64(0));
@@ -76,10 +78,13 @@ private:
   }
 
   llvm::Value *combine(const Reduction &r, llvm::Value *acc, llvm::Value *x) {
-    bool f = r.type == ir::DType::kF32 || r.type == ir::DType::kF64;
-    if (r.op == "reduce_sum" || r.op == "reduce_mean")
+    return combine(r.op, r.type, acc, x);
+  }
+  llvm::Value *combine(const std::string &op, ir::DType type, llvm::Value *acc, llvm::Value *x) {
+    bool f = type == ir::DType::kF32 || type == ir::DType::kF64;
+    if (op == "reduce_sum" || op == "reduce_mean")
       return f ? b_.CreateFAdd(acc, x) : b_.CreateAdd(acc, x);
-    bool isMax = r.op == "reduce_max";
+    bool isMax = op == "reduce_max";
     // if (x > acc || x is NaN) acc = x, as the kernel's MaxR/MinR.
     llvm::Value *better = f ? (isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc))
                             : (isMax ? b_.CreateICmpSGT(x, acc) : b_.CreateICmpSLT(x, acc));
@@ -88,14 +93,15 @@ private:
     return b_.CreateSelect(better, x, acc);
   }
 
-  llvm::Value *identity(const Reduction &r) {
-    bool f = r.type == ir::DType::kF32 || r.type == ir::DType::kF64;
-    if (r.op == "reduce_sum" || r.op == "reduce_mean")
+  llvm::Value *identity(const Reduction &r) { return identity(r.op, r.type); }
+  llvm::Value *identity(const std::string &op, ir::DType type) {
+    bool f = type == ir::DType::kF32 || type == ir::DType::kF64;
+    if (op == "reduce_sum" || op == "reduce_mean")
       return f ? llvm::ConstantFP::get(b_.getDoubleTy(), 0.0) : b_.getInt64(0);
-    bool isMax = r.op == "reduce_max";
+    bool isMax = op == "reduce_max";
     if (f)
       return llvm::ConstantFP::getInfinity(b_.getDoubleTy(), isMax);
-    bool wide = r.type == ir::DType::kI64;
+    bool wide = type == ir::DType::kI64;
     int64_t lo = wide ? INT64_MIN : INT32_MIN, hi = wide ? INT64_MAX : INT32_MAX;
     return b_.getInt64(static_cast<uint64_t>(isMax ? lo : hi));
   }
@@ -193,6 +199,134 @@ private:
     for (llvm::Value *q : part)
       a = combine(r, a, b_.CreateLoad(accTy, q));
     b_.CreateStore(a, slot);
+  }
+
+  // A row program: rows [begin, end), each walked once per stage; row
+  // values are SSA values of the row's iteration, row buffers stack
+  // arrays of the row's length.
+  void rows(const RowProgram &rp) {
+    llvm::IRBuilder<> entry(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+    std::vector<llvm::Value *> buffers;
+    for (ir::DType t : rp.bufferTypes)
+      buffers.push_back(entry.CreateAlloca(
+          llvm::ArrayType::get(memoryType(b_, t), static_cast<uint64_t>(rp.length))));
+    const size_t nIn = prog_.inputTypes.size();
+    llvm::Value *length = b_.getInt64(rp.length);
+    loop(begin_, end_, 1, "row", [&](llvm::Value *r) {
+      // Each input's offset at the row's first element: the row index's
+      // digits over the outer dims.
+      std::vector<llvm::Value *> base(nIn, b_.getInt64(0));
+      llvm::Value *rest = r;
+      for (size_t d = rp.outerDims.size(); d-- > 0;) {
+        llvm::Value *coord = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(rp.outerDims[d]));
+        if (d > 0)
+          rest = b_.CreateUDiv(rest, b_.getInt64(rp.outerDims[d]));
+        for (size_t k = 0; k < nIn; ++k)
+          if (rp.outerStrides[k][d] != 0)
+            base[k] = b_.CreateAdd(base[k], b_.CreateMul(coord, b_.getInt64(rp.outerStrides[k][d])));
+      }
+      std::vector<llvm::Value *> slots(rp.slotTypes.size(), nullptr);
+      llvm::Value *rowStart = b_.CreateMul(r, length);
+      for (const RowStage &st : rp.stages)
+        rowStage(rp, st, base, slots, buffers, r, rowStart);
+    });
+  }
+
+  void rowStage(const RowProgram &rp, const RowStage &st, const std::vector<llvm::Value *> &base,
+                std::vector<llvm::Value *> &slots, const std::vector<llvm::Value *> &buffers,
+                llvm::Value *r, llvm::Value *rowStart) {
+    // The stage's values at element i: [reduced value], buffered..., outputs...
+    std::vector<int> wanted;
+    if (!st.reduceOp.empty())
+      wanted.push_back(st.reduceValue);
+    wanted.insert(wanted.end(), st.buffered.begin(), st.buffered.end());
+    wanted.insert(wanted.end(), st.results.begin(), st.results.end());
+    auto memValue = [&](ir::DType t, llvm::Value *v) {
+      return t == ir::DType::kBool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
+    };
+    auto regValue = [&](ir::DType t, llvm::Value *v) {
+      return t == ir::DType::kBool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+    };
+    // Computes element i, keeps its buffered values; returns the values.
+    auto at = [&](llvm::Value *i) {
+      std::vector<llvm::Value *> v = emitInstrs(b_, m_, st.instrs, wanted, [&](const Instr &in) {
+        if (in.op == "row")
+          return slots[in.input];
+        ir::DType t = in.type;
+        llvm::Type *mem = memoryType(b_, t);
+        llvm::Value *addr;
+        if (in.op == "buffer") {
+          addr = b_.CreateInBoundsGEP(mem, buffers[in.input], i);
+        } else {
+          int k = in.input;
+          llvm::Value *off = rp.innerStrides[k] ? b_.CreateAdd(base[k], i) : base[k];
+          addr = b_.CreateInBoundsGEP(mem, ptrs_[k], off);
+        }
+        return regValue(t, b_.CreateLoad(mem, addr));
+      });
+      size_t first = st.reduceOp.empty() ? 0 : 1;
+      for (size_t b = 0; b < st.buffered.size(); ++b) {
+        ir::DType t = rp.bufferTypes[st.buffers[b]];
+        b_.CreateStore(memValue(t, v[first + b]),
+                       b_.CreateInBoundsGEP(memoryType(b_, t), buffers[st.buffers[b]], i));
+      }
+      return v;
+    };
+    auto store = [&](const std::vector<llvm::Value *> &v, llvm::Value *offset) {
+      size_t first = (st.reduceOp.empty() ? 0 : 1) + st.buffered.size();
+      for (size_t k = 0; k < st.outputs.size(); ++k) {
+        int o = st.outputs[k];
+        ir::DType t = prog_.outputTypes[o];
+        llvm::Value *ptr = ptrs_[prog_.inputTypes.size() + o];
+        b_.CreateStore(memValue(t, v[first + k]),
+                       b_.CreateInBoundsGEP(memoryType(b_, t), ptr, offset));
+      }
+    };
+    llvm::Value *length = b_.getInt64(rp.length);
+    if (st.perRow) {
+      store(at(b_.getInt64(0)), r);
+      return;
+    }
+    if (st.reduceOp.empty()) {
+      loop(b_.getInt64(0), length, 1, "elem", [&](llvm::Value *i) {
+        store(at(i), b_.CreateAdd(rowStart, i));
+      });
+      return;
+    }
+    // The kernel's fold of an innermost reduced run (see reduce()): four
+    // interleaved partials, the tail into the first, then in order.
+    bool f = st.reduceType == ir::DType::kF32 || st.reduceType == ir::DType::kF64;
+    llvm::Type *accTy = f ? b_.getDoubleTy() : b_.getInt64Ty();
+    auto widen = [&](llvm::Value *v) {
+      return f ? b_.CreateFPExt(v, b_.getDoubleTy()) : b_.CreateSExt(v, b_.getInt64Ty());
+    };
+    llvm::IRBuilder<> entry(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+    std::vector<llvm::Value *> part;
+    for (int j = 0; j < 4; ++j)
+      part.push_back(entry.CreateAlloca(accTy));
+    for (llvm::Value *q : part)
+      b_.CreateStore(identity(st.reduceOp, st.reduceType), q);
+    auto fold = [&](llvm::Value *q, llvm::Value *i) {
+      llvm::Value *x = widen(at(i)[0]);
+      b_.CreateStore(combine(st.reduceOp, st.reduceType, b_.CreateLoad(accTy, q), x), q);
+    };
+    loop(b_.getInt64(0), length, 4, "quad", [&](llvm::Value *i) {
+      for (int j = 0; j < 4; ++j)
+        fold(part[j], b_.CreateAdd(i, b_.getInt64(j)));
+    });
+    loop(lastEnd_, length, 1, "tail", [&](llvm::Value *i) { fold(part[0], i); });
+    llvm::Value *a = identity(st.reduceOp, st.reduceType);
+    for (llvm::Value *q : part)
+      a = combine(st.reduceOp, st.reduceType, a, b_.CreateLoad(accTy, q));
+    if (st.reduceOp == "reduce_mean") {
+      if (f)
+        a = b_.CreateFDiv(a, llvm::ConstantFP::get(b_.getDoubleTy(),
+                                                   static_cast<double>(rp.length)));
+      else
+        a = rp.length ? b_.CreateSDiv(a, b_.getInt64(rp.length)) : b_.getInt64(0);
+    }
+    llvm::Type *t = registerType(b_, st.reduceType);
+    slots[st.slot] = f ? b_.CreateFPTrunc(a, t) : b_.CreateTrunc(a, t);
   }
 
   // Loads each input the nest reads at `inOff`, in register type.

@@ -223,13 +223,21 @@ llvm::Type *memoryType(llvm::IRBuilderBase &b, ir::DType t) {
 std::vector<llvm::Value *> emitElement(llvm::IRBuilderBase &b, llvm::Module &m,
                                        const LoopNest &p,
                                        const std::vector<llvm::Value *> &loadedInputs) {
+  return emitInstrs(b, m, p.instrs, p.results,
+                    [&](const Instr &in) { return loadedInputs[in.input]; });
+}
+
+std::vector<llvm::Value *> emitInstrs(llvm::IRBuilderBase &b, llvm::Module &m,
+                                      const std::vector<Instr> &instrs,
+                                      const std::vector<int> &results,
+                                      const std::function<llvm::Value *(const Instr &)> &leaf) {
   Emitter e(b, m);
-  std::vector<llvm::Value *> v(p.instrs.size(), nullptr);
-  for (size_t i = 0; i < p.instrs.size(); ++i) {
-    const Instr &in = p.instrs[i];
+  std::vector<llvm::Value *> v(instrs.size(), nullptr);
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    const Instr &in = instrs[i];
     auto arg = [&](int k) { return v[in.operands[k]]; };
-    if (in.op == "load")
-      v[i] = loadedInputs[in.input];
+    if (in.op == "load" || in.op == "row" || in.op == "buffer")
+      v[i] = leaf(in);
     else if (in.op == "cast")
       v[i] = e.cast(in.operandType, in.type, arg(0));
     else if (in.op == "select")
@@ -248,7 +256,7 @@ std::vector<llvm::Value *> emitElement(llvm::IRBuilderBase &b, llvm::Module &m,
     assert(v[i] && "an op without generated code passed buildElementProgram");
   }
   std::vector<llvm::Value *> out;
-  for (int o : p.results)
+  for (int o : results)
     out.push_back(v[o]);
   return out;
 }

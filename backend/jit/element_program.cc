@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "backend/jit/detail/row_program.h"
 #include "ir/graph.h"
 
 namespace sluice::backend::jit {
@@ -51,6 +52,56 @@ bool broadcastStrides(const std::vector<int64_t> &shape, const std::vector<int64
   }
   return true;
 }
+
+} // namespace
+
+Status unsupportedNode(const ir::FunctionDef &def, const ir::Node &n, const std::string &why) {
+  return unsupported(def, n, why);
+}
+
+Expected<int> appendOpInstr(const ir::FunctionDef &def, const ir::Node &n,
+                            std::vector<Instr> &instrs,
+                            const std::function<Expected<int>(const ir::Output &)> &operand) {
+  const ir::Graph &body = *def.body;
+  const std::string &op = n.opName();
+  if (n.numOutputs() != 1 || !supportedType(n.outputType(0)))
+    return unsupported(def, n, "its outputs");
+  Instr in;
+  in.op = op;
+  in.type = n.outputType(0);
+  int arity = 0;
+  if (kUnary.count(op) || op == "cast" || op == "broadcast_to")
+    arity = 1; // broadcast_to's shape operand is implied by the strides
+  else if (kBinary.count(op))
+    arity = 2;
+  else if (op == "select")
+    arity = 3;
+  else if (op == "add_n")
+    arity = n.numInputs();
+  else
+    return unsupported(def, n, "the op");
+  if (arity > n.numInputs() || arity == 0)
+    return unsupported(def, n, "its inputs");
+  for (int i = 0; i < arity; ++i) {
+    SLUICE_ASSIGN_OR_RETURN(int v, operand(n.inputs()[i]));
+    in.operands.push_back(v);
+  }
+  // select's operands are (bool, T, T): its operand type is T's.
+  in.operandType = instrs[in.operands[op == "select" ? 1 : 0]].type;
+  if (!supportedType(in.operandType))
+    return unsupported(def, n, "its dtype");
+  if (kFloatOnly.count(op) && !ir::isFloating(in.operandType))
+    return unsupported(def, n, "integer " + op);
+  if (op == "select") {
+    const ir::Output &c = n.inputs()[0];
+    if (body.node(c.node).outputShape(c.index).rank() == 1 && n.outputShape(0).rank() > 1)
+      return unsupported(def, n, "TF1's vector condition");
+  }
+  instrs.push_back(in);
+  return static_cast<int>(instrs.size()) - 1;
+}
+
+namespace {
 
 // Builds one nest: the instructions its outputs need, in dependency order.
 class NestBuilder {
@@ -187,42 +238,7 @@ private:
       nest_.instrs.push_back(l);
       return static_cast<int>(nest_.instrs.size()) - 1;
     }
-    const std::string &op = n.opName();
-    if (n.numOutputs() != 1 || !supportedType(n.outputType(0)))
-      return unsupported(def_, n, "its outputs");
-    Instr in;
-    in.op = op;
-    in.type = n.outputType(0);
-    int arity = 0;
-    if (kUnary.count(op) || op == "cast" || op == "broadcast_to")
-      arity = 1; // broadcast_to's shape operand is implied by the strides
-    else if (kBinary.count(op))
-      arity = 2;
-    else if (op == "select")
-      arity = 3;
-    else if (op == "add_n")
-      arity = n.numInputs();
-    else
-      return unsupported(def_, n, "the op");
-    if (arity > n.numInputs() || arity == 0)
-      return unsupported(def_, n, "its inputs");
-    for (int i = 0; i < arity; ++i) {
-      SLUICE_ASSIGN_OR_RETURN(int v, value(n.inputs()[i]));
-      in.operands.push_back(v);
-    }
-    // select's operands are (bool, T, T): its operand type is T's.
-    in.operandType = nest_.instrs[in.operands[op == "select" ? 1 : 0]].type;
-    if (!supportedType(in.operandType))
-      return unsupported(def_, n, "its dtype");
-    if (kFloatOnly.count(op) && !ir::isFloating(in.operandType))
-      return unsupported(def_, n, "integer " + op);
-    if (op == "select") {
-      const ir::Output &c = n.inputs()[0];
-      if (body_.node(c.node).outputShape(c.index).rank() == 1 && n.outputShape(0).rank() > 1)
-        return unsupported(def_, n, "TF1's vector condition");
-    }
-    nest_.instrs.push_back(in);
-    return static_cast<int>(nest_.instrs.size()) - 1;
+    return appendOpInstr(def_, n, nest_.instrs, [this](const ir::Output &in) { return value(in); });
   }
 
   const ir::FunctionDef &def_;
@@ -255,6 +271,12 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
       return unsupported(def, n, "an input shape is not fully known");
     p.inputTypes.push_back(n.outputType(0));
     p.inputDims.push_back(n.outputShape(0).dims());
+  }
+  // Reductions that other members read: one nest walking rows.
+  SLUICE_ASSIGN_OR_RETURN(std::optional<LoopNest> rows, buildRowNest(def, p));
+  if (rows) {
+    p.nests.push_back(std::move(*rows));
+    return p;
   }
   // One nest per distinct result shape; a reduction's result gets its own,
   // over the shape of the value it reduces.
@@ -327,6 +349,21 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
   return p;
 }
 
+std::string instrsText(const std::vector<Instr> &instrs) {
+  std::string t;
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    const Instr &in = instrs[i];
+    t += "  %" + std::to_string(i) + " = " + in.op + " " + std::string(ir::dtypeName(in.type)) +
+         " " + std::string(ir::dtypeName(in.operandType));
+    if (in.input >= 0)
+      t += " in" + std::to_string(in.input);
+    for (int o : in.operands)
+      t += " %" + std::to_string(o);
+    t += "\n";
+  }
+  return t;
+}
+
 std::string ElementProgram::canonicalText() const {
   std::string t = "sluice-fused v2\n";
   for (size_t k = 0; k < inputTypes.size(); ++k)
@@ -340,19 +377,32 @@ std::string ElementProgram::canonicalText() const {
     t += "nest " + std::to_string(n) + " dims " + list(nest.dims) + "\n";
     for (size_t k = 0; k < nest.inputStrides.size(); ++k)
       t += "  strides " + std::to_string(k) + " " + list(nest.inputStrides[k]) + "\n";
-    for (size_t i = 0; i < nest.instrs.size(); ++i) {
-      const Instr &in = nest.instrs[i];
-      t += "  %" + std::to_string(i) + " = " + in.op + " " +
-           std::string(ir::dtypeName(in.type)) + " " + std::string(ir::dtypeName(in.operandType));
-      if (in.input >= 0)
-        t += " in" + std::to_string(in.input);
-      for (int o : in.operands)
-        t += " %" + std::to_string(o);
-      t += "\n";
-    }
+    t += instrsText(nest.instrs);
     for (size_t k = 0; k < nest.outputs.size(); ++k)
       t += "  store out" + std::to_string(nest.outputs[k]) + " = %" +
            std::to_string(nest.results[k]) + "\n";
+    if (const auto &rows = nest.rows) {
+      t += "  rows of " + std::to_string(rows->length) + " outer " + list(rows->outerDims) + "\n";
+      for (size_t k = 0; k < rows->innerStrides.size(); ++k)
+        t += "  row strides " + std::to_string(k) + " " + list(rows->outerStrides[k]) + " " +
+             std::to_string(rows->innerStrides[k]) + "\n";
+      for (ir::DType d : rows->slotTypes)
+        t += "  row value " + std::string(ir::dtypeName(d)) + "\n";
+      for (ir::DType d : rows->bufferTypes)
+        t += "  row buffer " + std::string(ir::dtypeName(d)) + "\n";
+      for (const RowStage &st : rows->stages) {
+        t += std::string("  stage") + (st.perRow ? " per row" : "") + "\n" + instrsText(st.instrs);
+        if (!st.reduceOp.empty())
+          t += "  " + st.reduceOp + " " + std::string(ir::dtypeName(st.reduceType)) + " %" +
+               std::to_string(st.reduceValue) + " -> row value " + std::to_string(st.slot) + "\n";
+        for (size_t b = 0; b < st.buffered.size(); ++b)
+          t += "  keep %" + std::to_string(st.buffered[b]) + " in row buffer " +
+               std::to_string(st.buffers[b]) + "\n";
+        for (size_t k = 0; k < st.outputs.size(); ++k)
+          t += "  store out" + std::to_string(st.outputs[k]) + " = %" +
+               std::to_string(st.results[k]) + "\n";
+      }
+    }
     if (const auto &r = nest.reduction) {
       std::vector<int64_t> flags(r->reduced.begin(), r->reduced.end());
       t += "  " + r->op + " " + std::string(ir::dtypeName(r->type)) + " runs " + list(r->dims) +

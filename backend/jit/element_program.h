@@ -54,6 +54,43 @@ struct Reduction {
   int64_t count = 0; // values folded into each output (reduce_mean)
 };
 
+/// One walk along a row of a RowProgram: per element of the row (or once,
+/// perRow), its instructions, then what it keeps: a reduction into a row
+/// value, row buffers for later walks, kernel outputs.
+struct RowStage {
+  /// Besides the ops: "load" (input `input` at the row's offset plus the
+  /// element index times its inner stride), "row" (row value `input`,
+  /// an earlier stage's reduction), "buffer" (row buffer `input` at the
+  /// element index).
+  std::vector<Instr> instrs;
+  bool perRow = false; // once per row, at element 0: results are row values
+  std::string reduceOp; // empty, or the reduction of instr `reduceValue`
+  ir::DType reduceType = ir::DType::kInvalid;
+  int reduceValue = -1;
+  int slot = -1; // the row value the reduction defines
+  std::vector<int> buffered, buffers; // instr buffered[i] is kept in buffers[i]
+  std::vector<int> outputs, results;  // kernel outputs and the instr each stores
+};
+
+/// A cluster whose reductions feed later ops (softmax, layer norm): each
+/// reduction folds the trailing dims of one shape, so the kernel takes a
+/// row (those dims) at a time and walks it once per reduction in order,
+/// then once for the outputs; values a later walk needs again are kept in
+/// a row buffer (on the stack) when they fit, else recomputed. Rows are
+/// independent, so they split over threads. Each reduction folds its row
+/// as the CPU kernel does (four interleaved partials, double or int64
+/// accumulators), so results match the interpreter's bit for bit.
+struct RowProgram {
+  int64_t length = 0; // elements per row
+  std::vector<int64_t> outerDims; // the dims before the row's
+  /// Per input: its step per step of each outer dim (0: broadcast), and
+  /// along the row (1, or 0 when it is constant along the row).
+  std::vector<std::vector<int64_t>> outerStrides;
+  std::vector<int64_t> innerStrides;
+  std::vector<ir::DType> slotTypes, bufferTypes;
+  std::vector<RowStage> stages;
+};
+
 struct LoopNest {
   /// The loop space: the outputs' shape with adjacent dims merged where
   /// every operand allows (never empty: a scalar is [1]).
@@ -68,6 +105,9 @@ struct LoopNest {
   /// Set: the nest reduces its one result (its dims are [1] and it runs
   /// on one thread, whole).
   std::optional<Reduction> reduction;
+  /// Set: the nest walks rows (its dims are [number of rows]); its own
+  /// instrs, strides, outputs and results are unused.
+  std::optional<RowProgram> rows;
 };
 
 struct ElementProgram {

@@ -92,8 +92,15 @@ public:
     std::string stored;
     if (cache_.enabled() && !cache_.store(key, object, why))
       log("cannot cache " + p.name + ": " + why);
-    else if (cache_.enabled())
+    else if (cache_.enabled()) {
       stored = ", cached in " + cache_.pathFor(key);
+      ObjectCache::Trimmed t = cache_.trim(cache_.pathFor(key));
+      stats_.evicted += t.files;
+      if (t.files > 0)
+        stored += "; removed " + std::to_string(t.files) + " least recently used (" +
+                  std::to_string(t.bytes) + " bytes) to stay under " +
+                  std::to_string(cache_.maxBytes() >> 20) + " MiB";
+    }
     char msText[32];
     std::snprintf(msText, sizeof msText, "%.1f", ms);
     log("compiled " + p.name + " (" + msText + " ms" + stored + ")");

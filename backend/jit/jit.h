@@ -18,6 +18,7 @@ struct JitStats {
   int64_t diskHits = 0;     // objects loaded from the disk cache
   int64_t corruptEntries = 0; // cache files ignored (and rebuilt)
   int64_t interpreted = 0;  // fused nodes run by the interpreter instead
+  int64_t evicted = 0;      // cache files removed to respect the size limit
 };
 JitStats stats();
 

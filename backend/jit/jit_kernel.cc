@@ -77,6 +77,8 @@ private:
     int64_t total = 1;
     for (int64_t d : nest.dims)
       total *= d;
+    if (nest.rows) // a row's elements count toward the work; an empty row still has its row values
+      total *= std::max<int64_t>(1, nest.rows->length);
     if (total == 0)
       return;
     int64_t threads = std::min<int64_t>({std::max(1, maxThreads), outer,

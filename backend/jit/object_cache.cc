@@ -5,12 +5,15 @@
 // The whole key is stored, so a hash collision reads as a mismatch.
 #include "backend/jit/object_cache.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <vector>
 
 namespace sluice::backend::jit {
 
@@ -63,6 +66,18 @@ std::string ObjectCache::defaultDirectory() {
   return std::string();
 }
 
+uint64_t ObjectCache::defaultMaxBytes() {
+  constexpr uint64_t kDefaultMiB = 256;
+  const char *v = std::getenv("SLUICE_JIT_CACHE_MAX_MB");
+  if (!v || !*v)
+    return kDefaultMiB << 20;
+  char *end = nullptr;
+  unsigned long long mib = std::strtoull(v, &end, 10);
+  if (*end != '\0' || mib == 0 || mib > (uint64_t{1} << 40))
+    return kDefaultMiB << 20;
+  return static_cast<uint64_t>(mib) << 20;
+}
+
 std::string ObjectCache::pathFor(const std::string &key) const {
   return (fs::path(dir_) / (hex(fnv1a64(key)) + ".o")).string();
 }
@@ -106,6 +121,10 @@ ObjectCache::Result ObjectCache::load(const std::string &key, std::string &objec
     why = "checksum mismatch";
     return Result::kCorrupt;
   }
+  // The file's time is its last use, for trim(); a read-only cache keeps
+  // working without it.
+  std::error_code ec;
+  fs::last_write_time(pathFor(key), fs::file_time_type::clock::now(), ec);
   return Result::kHit;
 }
 
@@ -141,6 +160,60 @@ bool ObjectCache::store(const std::string &key, const std::string &object,
     return false;
   }
   return true;
+}
+
+ObjectCache::Trimmed ObjectCache::trim(const std::string &keep) const {
+  Trimmed out;
+  if (!enabled())
+    return out;
+  struct Entry {
+    fs::file_time_type used;
+    uint64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  const auto staleBefore = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e;
+    if (!it->is_regular_file(e))
+      continue;
+    const fs::path &p = it->path();
+    std::string name = p.filename().string();
+    fs::file_time_type used = it->last_write_time(e);
+    uint64_t size = it->file_size(e);
+    if (e)
+      continue; // removed by another process meanwhile
+    if (name.find(".o.tmp-") != std::string::npos) {
+      if (used < staleBefore && fs::remove(p, e)) {
+        ++out.files;
+        out.bytes += size;
+      }
+      continue;
+    }
+    if (p.extension() != ".o")
+      continue; // not ours: never removed
+    total += size;
+    if (p.string() != keep)
+      entries.push_back({used, size, p});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  for (const Entry &e : entries) {
+    if (total <= maxBytes_)
+      break;
+    std::error_code rm;
+    // Another process may trim at the same time: a file already gone
+    // counts as freed, not removed by us.
+    bool removed = fs::remove(e.path, rm);
+    total -= e.size;
+    if (removed) {
+      ++out.files;
+      out.bytes += e.size;
+    }
+  }
+  return out;
 }
 
 } // namespace sluice::backend::jit

@@ -179,10 +179,15 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   llvm::TargetMachine *tm = targetMachine(arch, error);
   if (!tm)
     return Status(Code::kInvalidArgument, "no PTX code generator: " + error);
-  for (const LoopNest &nest : p.nests)
+  for (const LoopNest &nest : p.nests) {
     if (nest.reduction)
       return Status(Code::kUnimplemented, "cluster " + p.name + " ends in " + nest.reduction->op +
                                               ", and reductions have no GPU code yet");
+    if (nest.rows)
+      return Status(Code::kUnimplemented, "cluster " + p.name +
+                                              " walks rows for its reductions, and reductions "
+                                              "have no GPU code yet");
+  }
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = generateGpuModule(p, symbol, ctx);
   m->setDataLayout(tm->createDataLayout());

@@ -131,6 +131,7 @@ Expected<std::string> ClusterClient::registerPartition(const PartitionSpec &spec
     req.add_targets(spec.graph->node(t).name());
   req.set_deterministic(spec.deterministic);
   req.set_intra_op_threads(spec.intraOpThreads);
+  req.set_backend(spec.backend);
   rpc::RegisterGraphResponse resp;
   auto ctx = peers_->context(std::chrono::steady_clock::now() + kRegisterDeadline);
   grpc::Status s = stub->RegisterGraph(ctx.get(), req, &resp);

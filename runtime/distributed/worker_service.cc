@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "backend/jit/jit.h"
 #include "ir/device_spec.h"
 #include "ir/text/parser.h"
 #include "runtime/distributed/tensor_codec.h"
@@ -389,6 +390,13 @@ grpc::ServerUnaryReactor *WorkerService::RegisterGraph(grpc::CallbackServerConte
     targets.push_back(n->id());
   }
   rt::ExecutorOptions eo;
+  // The master's session chose the backend; "" is a master that predates
+  // the field, which ran the JIT default.
+  if (req->backend() == "jit" || req->backend().empty())
+    eo.kernels = &backend::jit::jitKernelRegistry();
+  else if (req->backend() != "interp")
+    return fail(invalidArgument("the master asked for backend '" + req->backend() +
+                                "'; this task has 'jit' and 'interp'"));
   eo.intraOpThreads = std::max(1, req->intra_op_threads());
   eo.deterministic = req->deterministic();
   auto exec = rt::Executor::create(g, std::move(feeds), std::move(fetches), std::move(targets), eo);

@@ -5,6 +5,7 @@
 // a closed session) end promptly with the right error.
 #include <thread>
 
+#include "backend/jit/jit.h"
 #include "runtime/distributed/cluster_client.h"
 #include "runtime/distributed/free_port.h"
 #include "runtime/distributed/server.h"
@@ -59,9 +60,11 @@ struct Cluster {
   }
 };
 
-std::unique_ptr<rt::Session> session(const ir::Graph &g, std::shared_ptr<ClusterClient> c) {
+std::unique_ptr<rt::Session> session(const ir::Graph &g, std::shared_ptr<ClusterClient> c,
+                                     const std::string &backend = "jit") {
   rt::SessionOptions o;
   o.cluster = std::move(c);
+  o.backend = backend;
   o.constantFolding = false;
   auto s = rt::Session::create(&g, nullptr, o);
   EXPECT_TRUE(s.hasValue()) << s.status().toString();
@@ -105,6 +108,49 @@ TEST(ClusterTest, APartitionedStepRunsOnTheTasks) {
   auto after = s->run({}, {g.read}, {});
   ASSERT_TRUE(after.hasValue()) << after.status().toString();
   EXPECT_TRUE((*after)[0].equals(ir::Tensor::fromVector<float>({4, 7, 10})));
+}
+
+int64_t jitKernelsUsed() {
+  backend::jit::JitStats s = backend::jit::stats();
+  return s.compiled + s.memoryHits + s.diskHits;
+}
+
+// The worker's `y = v * x + 1` is one fused node: the session's backend
+// reaches the task, which compiles it (jit) or interprets it (interp).
+TEST(ClusterTest, RemoteTasksRunFusedNodesWithTheSessionsBackend) {
+  Cluster cluster(1, 1);
+  LinearGraph g;
+  ir::Tensor x = ir::Tensor::fromVector<float>({2, 2, 2});
+  for (const std::string backend : {"interp", "jit"}) {
+    auto s = session(g.t.graph(), cluster.client(), backend);
+    ASSERT_TRUE(s->run({}, {}, {g.init}).hasValue());
+    int64_t before = jitKernelsUsed();
+    auto r = s->run({{g.x, x}}, {g.y}, {});
+    ASSERT_TRUE(r.hasValue()) << r.status().toString();
+    EXPECT_TRUE((*r)[0].equals(ir::Tensor::fromVector<float>({3, 5, 7}))) << backend;
+    if (backend == "jit")
+      EXPECT_GT(jitKernelsUsed(), before);
+    else
+      EXPECT_EQ(jitKernelsUsed(), before);
+  }
+}
+
+TEST(ClusterTest, ATaskRefusesABackendItDoesNotHave) {
+  Cluster cluster(1, 1);
+  TestGraph t;
+  ir::Node *c = t.add("c", "constant", {},
+                      {{"dtype", ir::DType::kF32}, {"value", ir::Tensor::scalar<float>(1)}});
+  c->setAssignedDevice("/job:ps/replica:0/task:0/device:CPU:0");
+  rt::RemoteCluster::PartitionSpec spec;
+  spec.graph = &t.graph();
+  spec.device = c->assignedDevice();
+  spec.targets = {c->id()};
+  spec.backend = "gpu";
+  auto handle = cluster.client()->registerPartition(spec);
+  ASSERT_FALSE(handle.hasValue());
+  EXPECT_EQ(handle.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(handle.status().message().find("backend 'gpu'"), std::string::npos)
+      << handle.status().toString();
 }
 
 TEST(ClusterTest, VariablesOnThePsOutliveTheSession) {

@@ -2,9 +2,12 @@
 // reset onto the same directory, as a new process) compiles nothing, a
 // changed cluster compiles again, and a corrupt or truncated entry is
 // ignored, rebuilt and rewritten. tests/cli/jit_cli_test.sh checks the
-// same across real processes.
+// same across real processes. The size limit drops the least recently
+// used entries.
+#include <cstdlib>
 #include <fstream>
 
+#include "backend/jit/object_cache.h"
 #include "tests/jit/jit_test_util.h"
 
 namespace sluice::jittest {
@@ -134,6 +137,91 @@ TEST(JitCacheTest, AnUnwritableDirectoryStillRuns) {
   EXPECT_EQ(run(m, 16), 5.0f);
   EXPECT_EQ(backend::jit::stats().compiled, 1);
   std::filesystem::remove(dir.str());
+}
+
+// Stores `key` with an object of `bytes` and dates its file `age` ago.
+std::string storeAged(const backend::jit::ObjectCache &c, const std::string &key, size_t bytes,
+                      std::chrono::minutes age) {
+  std::string why;
+  EXPECT_TRUE(c.store(key, std::string(bytes, 'x'), why)) << why;
+  fs::last_write_time(c.pathFor(key), fs::file_time_type::clock::now() - age);
+  return c.pathFor(key);
+}
+
+TEST(JitCacheTest, TrimDropsTheLeastRecentlyUsedEntriesFirst) {
+  TempDir dir;
+  backend::jit::ObjectCache c(dir.str(), 1000);
+  std::string oldest = storeAged(c, "a", 400, std::chrono::minutes(30));
+  std::string old = storeAged(c, "b", 400, std::chrono::minutes(20));
+  std::string used = storeAged(c, "c", 400, std::chrono::minutes(40));
+  std::string obj;
+  std::string why;
+  // Reading "c" makes it the most recently used.
+  ASSERT_EQ(c.load("c", obj, why), backend::jit::ObjectCache::Result::kHit) << why;
+  std::string fresh = storeAged(c, "d", 400, std::chrono::minutes(0));
+  {
+    std::ofstream f(dir.str() + "/notes.txt"); // not the cache's: never removed
+    f << std::string(5000, 'n');
+  }
+  backend::jit::ObjectCache::Trimmed t = c.trim(fresh);
+  // Each file holds its header and key too, so two of four must go.
+  EXPECT_EQ(t.files, 2);
+  EXPECT_FALSE(fs::exists(oldest));
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(used));
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_TRUE(fs::exists(dir.str() + "/notes.txt"));
+  EXPECT_EQ(c.trim(fresh).files, 0); // under the limit now
+}
+
+TEST(JitCacheTest, TrimNeverRemovesTheEntryJustStored) {
+  TempDir dir;
+  backend::jit::ObjectCache c(dir.str(), 100);
+  std::string big = storeAged(c, "big", 4000, std::chrono::minutes(90));
+  EXPECT_EQ(c.trim(big).files, 0);
+  EXPECT_TRUE(fs::exists(big));
+}
+
+TEST(JitCacheTest, TrimRemovesOnlyStaleTemporaries) {
+  TempDir dir;
+  backend::jit::ObjectCache c(dir.str(), 1 << 20);
+  std::string keep = storeAged(c, "k", 10, std::chrono::minutes(0));
+  std::string stale = keep + ".tmp-1", live = keep + ".tmp-2";
+  for (const std::string &p : {stale, live})
+    std::ofstream(p) << "partial";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  EXPECT_EQ(c.trim(keep).files, 1);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live)); // another process may still be writing it
+}
+
+TEST(JitCacheTest, TheLimitComesFromTheEnvironment) {
+  setenv("SLUICE_JIT_CACHE_MAX_MB", "3", 1);
+  EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{3} << 20);
+  for (const char *bad : {"0", "-1", "lots", "3MB", ""}) {
+    setenv("SLUICE_JIT_CACHE_MAX_MB", bad, 1);
+    EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{256} << 20) << bad;
+  }
+  unsetenv("SLUICE_JIT_CACHE_MAX_MB");
+  EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{256} << 20);
+}
+
+// Through the engine: a cache limited to 1 MiB holding an old 1 MiB file
+// drops it when a cluster is compiled and stored.
+TEST(JitCacheTest, TheEngineTrimsAfterStoring) {
+  TempDir dir;
+  setenv("SLUICE_JIT_CACHE_MAX_MB", "1", 1);
+  backend::jit::resetForTesting(dir.str());
+  unsetenv("SLUICE_JIT_CACHE_MAX_MB");
+  backend::jit::ObjectCache c(dir.str(), 1 << 20);
+  std::string filler = storeAged(c, "filler", 1 << 20, std::chrono::minutes(60));
+  Model m;
+  build(m, 16);
+  EXPECT_EQ(run(m, 16), 5.0f);
+  EXPECT_EQ(backend::jit::stats().compiled, 1);
+  EXPECT_EQ(backend::jit::stats().evicted, 1);
+  EXPECT_FALSE(fs::exists(filler));
+  EXPECT_EQ(entries(dir.str()).size(), 1u);
 }
 
 } // namespace

@@ -121,5 +121,75 @@ TEST(ElementProgramTest, ZeroElementsRunNothing) {
   EXPECT_EQ(p->nests[0].dims[0], 0);
 }
 
+// Softmax: one nest over rows, a stage per reduction and one for the
+// output; exp(x - max) is computed once, kept in a row buffer by the sum's
+// stage and read back by the divide's.
+TEST(ElementProgramTest, ReductionsReadInsideWalkRows) {
+  Body b;
+  ir::Output x = b.arg({6, 10});
+  ir::AttrMap rows = {{"axis", std::vector<int64_t>{1}}, {"keepdims", true}};
+  ir::Output mx = b.op("reduce_max", {x}, rows);
+  ir::Output e = b.op("exp", {b.op("subtract", {x, mx})});
+  ir::Output s = b.op("reduce_sum", {e}, rows);
+  auto p = b.build({b.op("divide", {e, s}), s});
+  ASSERT_TRUE(p.hasValue()) << p.status().toString();
+  ASSERT_EQ(p->nests.size(), 1u);
+  const LoopNest &n = p->nests[0];
+  ASSERT_TRUE(n.rows);
+  EXPECT_EQ(n.dims, (std::vector<int64_t>{6}));
+  EXPECT_EQ(n.rows->length, 10);
+  ASSERT_EQ(n.rows->stages.size(), 4u); // max, sum, the sum as an output, the divide
+  EXPECT_EQ(n.rows->stages[0].reduceOp, "reduce_max");
+  EXPECT_EQ(n.rows->stages[1].reduceOp, "reduce_sum");
+  EXPECT_TRUE(n.rows->stages[2].perRow);
+  EXPECT_EQ(n.rows->stages[2].outputs, (std::vector<int>{1}));
+  EXPECT_EQ(n.rows->stages[3].outputs, (std::vector<int>{0}));
+  EXPECT_EQ(n.rows->bufferTypes.size(), 1u);
+  EXPECT_EQ(n.rows->stages[1].buffered.size(), 1u);
+  int exps = 0;
+  for (const RowStage &st : n.rows->stages)
+    for (const Instr &in : st.instrs)
+      exps += in.op == "exp";
+  EXPECT_EQ(exps, 1);
+  EXPECT_NE(p->canonicalText().find("reduce_sum f32 %"), std::string::npos);
+}
+
+// Rows of a 3-d value over its last two dims, an input constant along
+// the rows ([4, 1, 1]) and one broadcast over them ([5, 3]).
+TEST(ElementProgramTest, RowInputsStepAlongOrStayConstant) {
+  Body b;
+  ir::Output x = b.arg({4, 5, 3}), c = b.arg({4, 1, 1}), w = b.arg({5, 3});
+  ir::AttrMap rows = {{"axis", std::vector<int64_t>{1, 2}}, {"keepdims", true}};
+  ir::Output m = b.op("reduce_mean", {b.op("multiply", {x, w})}, rows);
+  auto p = b.build({b.op("add", {b.op("subtract", {x, m}), c})});
+  ASSERT_TRUE(p.hasValue()) << p.status().toString();
+  const RowProgram &r = *p->nests[0].rows;
+  EXPECT_EQ(r.length, 15);
+  EXPECT_EQ(r.outerDims, (std::vector<int64_t>{4}));
+  EXPECT_EQ(r.innerStrides, (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(r.outerStrides, (std::vector<std::vector<int64_t>>{{15}, {1}, {0}}));
+}
+
+// A row too long for the stack's budget is recomputed, not buffered; a
+// reduction over other rows than the first one's has no code.
+TEST(ElementProgramTest, LongRowsRecomputeAndMixedRowsAreRefused) {
+  Body b;
+  ir::Output x = b.arg({2, 40000});
+  ir::AttrMap rows = {{"axis", std::vector<int64_t>{1}}, {"keepdims", true}};
+  ir::Output e = b.op("exp", {x});
+  auto p = b.build({b.op("divide", {e, b.op("reduce_sum", {e}, rows)})});
+  ASSERT_TRUE(p.hasValue()) << p.status().toString();
+  EXPECT_TRUE(p->nests[0].rows->bufferTypes.empty());
+
+  Body m;
+  ir::Output y = m.arg({3, 4});
+  ir::Output r1 = m.op("reduce_sum", {y}, rows);
+  ir::Output r0 = m.op("reduce_sum", {y}, {{"axis", std::vector<int64_t>{0}}, {"keepdims", true}});
+  auto q = m.build({m.op("add", {m.op("add", {y, r1}), r0})});
+  ASSERT_FALSE(q.hasValue());
+  EXPECT_EQ(q.status().code(), Code::kUnimplemented);
+  EXPECT_NE(q.status().message().find("trailing dims"), std::string::npos) << q.status().toString();
+}
+
 } // namespace
 } // namespace sluice::backend::jit

@@ -201,10 +201,48 @@ TEST(FusionTest, AReductionEndsItsCluster) {
   PassContext ctx;
   ctx.fetches = {out(*g, "after"), out(*g, "y"), out(*g, "lone")};
   g = fuse(std::move(g), ctx);
-  // t ends {q, n, t}: relu(t) does not join it. The divide reads e beside
-  // the sum, so the sum stays out (it would compute e twice) and e is
-  // alone; a reduction alone is not a cluster.
-  EXPECT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"d", "y"}, {"q", "n", "t"}}));
+  // t ends {q, n, t}: relu(t) does not join it (t drops a dim). s folds
+  // rows and keeps them, so the divide reading it joins too; a reduction
+  // alone is not a cluster.
+  EXPECT_EQ(clusters(*g),
+            (std::vector<std::set<std::string>>{{"e", "s", "d", "y"}, {"q", "n", "t"}}));
+  EXPECT_TRUE(ir::verifyGraph(*g).isOk()) << ir::verifyGraph(*g).toString();
+}
+
+// Softmax built from ops: the max over x's rows starts a cluster (x is
+// no cluster's), and everything reading it joins: one kernel.
+TEST(FusionTest, RowReductionsKeepTheirClusterOpen) {
+  auto g = parse(std::string(kInputs) +
+                 "%m = reduce_max(%x:0) {axis = [-1], keepdims = true} : (f32 [4, 1])\n"
+                 "%sub = subtract(%x:0, %m:0) : (f32 [4, 3])\n"
+                 "%e = exp(%sub:0) : (f32 [4, 3])\n"
+                 "%s = reduce_sum(%e:0) {axis = [1], keepdims = true} : (f32 [4, 1])\n"
+                 "%inv = divide(%a:0, %s:0) : (f32 [4, 1])\n"
+                 "%y = multiply(%e:0, %inv:0) : (f32 [4, 3])\n"
+                 "%z = add(%y:0, %b:0) : (f32 [4, 3])\n");
+  PassContext ctx;
+  ctx.fetches = {out(*g, "z"), out(*g, "m")};
+  g = fuse(std::move(g), ctx);
+  EXPECT_EQ(clusters(*g),
+            (std::vector<std::set<std::string>>{{"m", "sub", "e", "s", "inv", "y", "z"}}));
+  EXPECT_TRUE(ir::verifyGraph(*g).isOk()) << ir::verifyGraph(*g).toString();
+}
+
+// What cannot share a row walk stays out: a reduction over other rows and
+// one dropping its dims (neither may end a row cluster either).
+TEST(FusionTest, RowClustersTakeOnlyTheirRowsShapes) {
+  auto g = parse(std::string(kInputs) +
+                 "%e = exp(%x:0) : (f32 [4, 3])\n"
+                 "%s = reduce_sum(%e:0) {axis = [1], keepdims = true} : (f32 [4, 1])\n"
+                 "%d = divide(%e:0, %s:0) : (f32 [4, 3])\n"
+                 "%cols = reduce_sum(%d:0) {axis = [0], keepdims = true} : (f32 [1, 3])\n"
+                 "%flat = reduce_max(%d:0) {axis = [1]} : (f32 [4])\n"
+                 "%c = add(%cols:0, %a:0) : (f32 [1, 3])\n"
+                 "%f = negative(%flat:0) : (f32 [4])\n");
+  PassContext ctx;
+  ctx.fetches = {out(*g, "c"), out(*g, "f")};
+  g = fuse(std::move(g), ctx);
+  EXPECT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"e", "s", "d"}}));
   EXPECT_TRUE(ir::verifyGraph(*g).isOk()) << ir::verifyGraph(*g).toString();
 }
 

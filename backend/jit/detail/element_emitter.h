@@ -3,6 +3,7 @@
 // it in its innermost loop; a GPU kernel would call it per thread.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "backend/jit/element_program.h"
@@ -29,5 +30,13 @@ llvm::Type *memoryType(llvm::IRBuilderBase &b, ir::DType t);
 std::vector<llvm::Value *> emitElement(llvm::IRBuilderBase &b, llvm::Module &m,
                                        const LoopNest &nest,
                                        const std::vector<llvm::Value *> &loadedInputs);
+
+/// The same for any instruction list: `leaf` gives the value of each
+/// instruction that reads memory or an earlier result ("load", and a row
+/// program's "row" and "buffer"); returns the values of `results`.
+std::vector<llvm::Value *> emitInstrs(llvm::IRBuilderBase &b, llvm::Module &m,
+                                      const std::vector<Instr> &instrs,
+                                      const std::vector<int> &results,
+                                      const std::function<llvm::Value *(const Instr &)> &leaf);
 
 } // namespace sluice::backend::jit
