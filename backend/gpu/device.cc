@@ -10,11 +10,19 @@ namespace sluice::backend::gpu {
 namespace {
 
 constexpr unsigned kBlock = 256;
+constexpr size_t kMiB = size_t(1) << 20;
+
+// Size classes: 512 bytes below a MiB, 2 MiB above, so a step's buffers
+// find the ones the last step freed.
+size_t sizeClass(size_t bytes) {
+  size_t unit = bytes < kMiB ? 512 : 2 * kMiB;
+  return (bytes + unit - 1) / unit * unit;
+}
 constexpr unsigned kStreamNonBlocking = 1; // CU_STREAM_NON_BLOCKING: not ordered after stream 0
 
 } // namespace
 
-DeviceBuffer::~DeviceBuffer() { dev_->release(ptr_, bytes_); }
+DeviceBuffer::~DeviceBuffer() { dev_->release(ptr_, bytes_, capacity_); }
 
 std::string DeviceBuffer::deviceName() const { return dev_->label(); }
 
@@ -42,6 +50,7 @@ Expected<std::shared_ptr<Device>> Device::open(std::shared_ptr<const DriverApi> 
       a.cuDeviceGetAttribute(&busBits, kAttrGlobalMemoryBusWidth, d->dev_) == kCudaSuccess)
     d->peakGBs_ = 2.0 * clockKHz * 1e3 * (busBits / 8.0) / 1e9; // double data rate
   SLUICE_TRY(check(a, a.cuDeviceTotalMem(&d->totalMem_, d->dev_), "cuDeviceTotalMem"));
+  d->cacheLimit_ = std::min<size_t>(size_t(4) << 30, d->totalMem_ / 4);
   SLUICE_TRY(check(a, a.cuDevicePrimaryCtxRetain(&d->ctx_, d->dev_), "cuDevicePrimaryCtxRetain"));
   Status s = d->makeCurrent();
   if (s.isOk())
@@ -55,6 +64,8 @@ Device::~Device() {
   const DriverApi &a = *api_;
   if (ctx_) {
     if (a.cuCtxSetCurrent(ctx_) == kCudaSuccess) {
+      for (auto &[size, p] : cache_)
+        a.cuMemFree(p);
       for (auto &[ptx, m] : modules_)
         a.cuModuleUnload(m);
       if (stream_)
@@ -70,30 +81,70 @@ Status Device::makeCurrent() const {
 
 Expected<std::shared_ptr<DeviceBuffer>> Device::allocate(size_t bytes) {
   CUdeviceptr p = 0;
-  if (bytes > 0) {
-    SLUICE_TRY(makeCurrent());
-    Status s = check(*api_, api_->cuMemAlloc(&p, bytes), "cuMemAlloc");
-    if (!s.isOk())
-      return Status(s.code(), s.message() + " allocating " + std::to_string(bytes) +
-                                  " bytes on " + label());
+  size_t capacity = bytes > 0 ? sizeClass(bytes) : 0;
+  if (capacity > 0) {
+    {
+      std::lock_guard<std::mutex> lock(cacheMu_);
+      if (auto it = cache_.find(capacity); it != cache_.end()) {
+        p = it->second;
+        cache_.erase(it);
+        cachedBytes_ -= capacity;
+      }
+    }
+    if (!p) {
+      SLUICE_TRY(makeCurrent());
+      CUresult r = api_->cuMemAlloc(&p, capacity);
+      if (r == kCudaErrorOutOfMemory) {
+        releaseCached();
+        r = api_->cuMemAlloc(&p, capacity);
+      }
+      Status s = check(*api_, r, "cuMemAlloc");
+      if (!s.isOk())
+        return Status(s.code(), s.message() + " allocating " + std::to_string(bytes) +
+                                    " bytes on " + label());
+      ++allocations_;
+    }
   }
   ++liveBuffers_;
   liveBytes_ += static_cast<int64_t>(bytes);
-  ++allocations_;
-  return std::make_shared<DeviceBuffer>(shared_from_this(), p, bytes);
+  return std::make_shared<DeviceBuffer>(shared_from_this(), p, bytes, capacity);
 }
 
-void Device::release(CUdeviceptr ptr, size_t bytes) {
-  // cuMemFree waits for work queued on the memory, so a buffer may go
-  // while a kernel still reads it.
-  if (ptr && makeCurrent().isOk())
-    api_->cuMemFree(ptr);
+void Device::release(CUdeviceptr ptr, size_t bytes, size_t capacity) {
   --liveBuffers_;
   liveBytes_ -= static_cast<int64_t>(bytes);
+  if (!ptr)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(cacheMu_);
+    if (cachedBytes_ + capacity <= cacheLimit_) {
+      cache_.emplace(capacity, ptr);
+      cachedBytes_ += capacity;
+      return;
+    }
+  }
+  // cuMemFree waits for work queued on the memory, so a buffer may go
+  // while a kernel still reads it.
+  if (makeCurrent().isOk())
+    api_->cuMemFree(ptr);
+}
+
+void Device::releaseCached() {
+  std::multimap<size_t, CUdeviceptr> blocks;
+  {
+    std::lock_guard<std::mutex> lock(cacheMu_);
+    blocks.swap(cache_);
+    cachedBytes_ = 0;
+  }
+  if (!blocks.empty() && makeCurrent().isOk())
+    for (auto &[size, p] : blocks)
+      api_->cuMemFree(p);
 }
 
 MemoryStats Device::memoryStats() const {
-  return MemoryStats{liveBuffers_.load(), liveBytes_.load(), allocations_.load()};
+  std::lock_guard<std::mutex> lock(cacheMu_);
+  return MemoryStats{liveBuffers_.load(), liveBytes_.load(), allocations_.load(),
+                     static_cast<int64_t>(cachedBytes_)};
 }
 
 Expected<ir::Tensor> Device::allocateTensor(ir::DType dtype, ir::Dims dims) {

@@ -1,7 +1,8 @@
 // backend/gpu/device.h: one GPU as Sluice uses it: its primary context,
 // one stream that every copy and kernel of the device is queued on (so
 // work runs in the order it was issued, with no further synchronization),
-// device memory from the driver's allocator, and the kernels it loaded.
+// device memory from the driver's allocator behind a small cache, and the
+// kernels it loaded.
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,8 @@ class Device;
 /// it goes; the host sees it only through copyToHost.
 class DeviceBuffer final : public ir::DeviceMemory {
 public:
-  DeviceBuffer(std::shared_ptr<Device> dev, CUdeviceptr ptr, size_t bytes)
-      : dev_(std::move(dev)), ptr_(ptr), bytes_(bytes) {}
+  DeviceBuffer(std::shared_ptr<Device> dev, CUdeviceptr ptr, size_t bytes, size_t capacity)
+      : dev_(std::move(dev)), ptr_(ptr), bytes_(bytes), capacity_(capacity) {}
   ~DeviceBuffer() override;
   std::string deviceName() const override;
   uint64_t address() const override { return ptr_; }
@@ -35,13 +36,15 @@ private:
   std::shared_ptr<Device> dev_;
   CUdeviceptr ptr_;
   size_t bytes_;
+  size_t capacity_; // the size class it was allocated as
 };
 
 /// What a device's allocator has handed out (tests check for leaks).
 struct MemoryStats {
-  int64_t liveBuffers = 0;
+  int64_t liveBuffers = 0; // held by tensors
   int64_t liveBytes = 0;
-  int64_t allocations = 0; // ever
+  int64_t allocations = 0;  // cuMemAlloc calls, ever
+  int64_t cachedBytes = 0;  // freed by tensors, kept for reuse
 };
 
 class Device : public std::enable_shared_from_this<Device> {
@@ -70,8 +73,14 @@ public:
   /// method below does it first (executor threads come and go).
   Status makeCurrent() const;
 
-  /// `bytes` of device memory (none for 0 bytes: address 0).
+  /// `bytes` of device memory (none for 0 bytes: address 0): a cached
+  /// block of its size class when there is one, else cuMemAlloc (which,
+  /// out of memory, is retried once the cache is freed). Reuse needs no
+  /// synchronization: the block's last users were queued on the stream
+  /// the new ones will be.
   Expected<std::shared_ptr<DeviceBuffer>> allocate(size_t bytes);
+  /// Gives the cached blocks back to the driver (cuMemFree).
+  void releaseCached();
   /// A tensor of this device's memory, contents undefined.
   Expected<ir::Tensor> allocateTensor(ir::DType dtype, ir::Dims dims);
   /// A device copy of host tensor `t`, queued on the stream. The host
@@ -100,7 +109,7 @@ public:
 private:
   Device(std::shared_ptr<const DriverApi> api, int ordinal) : api_(std::move(api)), ordinal_(ordinal) {}
   friend class DeviceBuffer;
-  void release(CUdeviceptr ptr, size_t bytes);
+  void release(CUdeviceptr ptr, size_t bytes, size_t capacity);
 
   std::shared_ptr<const DriverApi> api_;
   int ordinal_;
@@ -112,6 +121,10 @@ private:
   size_t totalMem_ = 0;
   double peakGBs_ = 0;
   std::atomic<int64_t> liveBuffers_{0}, liveBytes_{0}, allocations_{0};
+  mutable std::mutex cacheMu_;
+  std::multimap<size_t, CUdeviceptr> cache_; // free blocks by size class
+  size_t cachedBytes_ = 0;                   // guarded by cacheMu_
+  size_t cacheLimit_ = 0;                    // set by open()
   std::mutex modulesMu_;
   std::map<std::string, CUmodule> modules_; // by PTX text
 };

@@ -25,6 +25,7 @@ using CUstream = struct CUstream_st *;
 using CUjit_option = int;
 
 constexpr CUresult kCudaSuccess = 0;
+constexpr CUresult kCudaErrorOutOfMemory = 2;
 constexpr CUresult kCudaErrorNoDevice = 100;
 // CUdevice_attribute values (cuda.h).
 constexpr int kAttrMultiprocessorCount = 16;

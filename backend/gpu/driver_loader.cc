@@ -11,8 +11,6 @@ namespace sluice::backend::gpu {
 
 namespace {
 
-constexpr int kErrorOutOfMemory = 2;
-
 // The codes a driver that cannot name them is likely to return (cuda.h).
 const char *knownErrorName(CUresult r) {
   switch (r) {
@@ -96,7 +94,7 @@ Status check(const DriverApi &api, CUresult r, const char *call) {
                     (name ? std::string(name) : "CUDA error " + std::to_string(r));
   if (text)
     msg += " (" + std::string(text) + ")";
-  return Status(r == kErrorOutOfMemory ? Code::kResourceExhausted : Code::kInternal, msg);
+  return Status(r == kCudaErrorOutOfMemory ? Code::kResourceExhausted : Code::kInternal, msg);
 }
 
 } // namespace sluice::backend::gpu

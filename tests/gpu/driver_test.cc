@@ -181,7 +181,7 @@ TEST_F(DriverTest, MemoryIsFreedWithItsLastTensor) {
     EXPECT_TRUE(dev->isOnDevice());
     EXPECT_EQ(dev->deviceMemory()->deviceName(), "GPU:0");
     EXPECT_EQ(d->memoryStats().liveBuffers, 1);
-    EXPECT_EQ(fake().liveBytes, 24);
+    EXPECT_EQ(fake().liveBytes, 512); // its size class
     ir::Tensor shared = *dev; // shares the buffer
     auto back = shared.toHost();
     ASSERT_TRUE(back.hasValue());
@@ -196,8 +196,37 @@ TEST_F(DriverTest, MemoryIsFreedWithItsLastTensor) {
   }
   EXPECT_EQ(d->memoryStats().liveBuffers, 0);
   EXPECT_EQ(d->memoryStats().liveBytes, 0);
+  EXPECT_EQ(d->memoryStats().cachedBytes, 512); // kept for the next tensor
+  EXPECT_EQ(fake().live.size(), 1u);
+  d->releaseCached();
   EXPECT_TRUE(fake().live.empty());
   EXPECT_EQ(fake().frees, 1);
+}
+
+TEST_F(DriverTest, FreedBlocksServeTheNextTensorOfTheirSize) {
+  resetFake(1);
+  gpu::resetForTesting(fakeDriver());
+  auto d = *gpu::device(0);
+  for (int64_t n : {1000, 900, 1000}) // 4000 and 3600 bytes: one 4 KiB class
+    ASSERT_TRUE(d->allocateTensor(ir::DType::kF32, {n}).hasValue());
+  EXPECT_EQ(fake().allocs, 1);
+  EXPECT_EQ(d->memoryStats().allocations, 1);
+  ASSERT_TRUE(d->allocateTensor(ir::DType::kF32, {2000}).hasValue()); // another class
+  EXPECT_EQ(fake().allocs, 2);
+  d->releaseCached();
+  EXPECT_TRUE(fake().live.empty());
+}
+
+TEST_F(DriverTest, OutOfMemoryFreesTheCacheAndTriesAgain) {
+  resetFake(1);
+  fake().allocLimit = 8192;
+  gpu::resetForTesting(fakeDriver());
+  auto d = *gpu::device(0);
+  ASSERT_TRUE(d->allocateTensor(ir::DType::kF32, {1000}).hasValue()); // 4 KiB, then cached
+  auto big = d->allocateTensor(ir::DType::kF32, {1500});              // 6 KiB: over the limit
+  ASSERT_TRUE(big.hasValue()) << big.status().toString();
+  EXPECT_EQ(fake().frees, 1);
+  EXPECT_EQ(d->memoryStats().cachedBytes, 0);
 }
 
 TEST_F(DriverTest, EmptyTensorsNeedNoAllocation) {
