@@ -76,6 +76,15 @@ TEST_F(DriverTest, CublasOpensAtRunTimeToo) {
       << gpu::blasUnavailableReason();
 }
 
+TEST_F(DriverTest, AFakeLibcudaIsOpenedByItsPath) {
+  // tests/gpu/fake_libcuda.cc: the fake behind the driver's own symbols.
+  ::setenv("SLUICE_CUDA_DRIVER", SLUICE_FAKE_CUDA, 1);
+  gpu::resetForTesting();
+  ::unsetenv("SLUICE_CUDA_DRIVER");
+  ASSERT_EQ(gpu::deviceCount(), 1) << gpu::unavailableReason();
+  EXPECT_EQ((*gpu::device(0))->computeCapability(), 90);
+}
+
 TEST_F(DriverTest, SluiceCudaDriverNamesTheLibrary) {
   ::setenv("SLUICE_CUDA_DRIVER", "/nowhere/fake-libcuda.so", 1);
   gpu::resetForTesting();
