@@ -4,18 +4,14 @@
 // stream, fallbacks run on the host, and nothing leaks.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdlib>
-#include <filesystem>
-#include <optional>
-#include <fstream>
 
 #include "backend/gpu/host_kernel.h"
 #include "backend/gpu/platform.h"
 #include "runtime/executor.h"
 #include "runtime/session.h"
 #include "tests/gpu/fake_driver.h"
+#include "tests/gpu/ptxas.h"
 #include "tests/jit/jit_test_util.h"
 
 namespace sluice {
@@ -35,25 +31,6 @@ template <typename T> T *at(void **params, int k) {
   return reinterpret_cast<T *>(*static_cast<gputest::CUdeviceptr *>(params[k]));
 }
 int64_t countOf(void **params, int k) { return *static_cast<int64_t *>(params[k]); }
-
-/// ptxas's verdict on `ptx` for `arch` ("" when it assembled); nullopt
-/// without CUDA's ptxas.
-std::optional<std::string> assemble(const std::string &ptx, const std::string &arch) {
-  namespace fs = std::filesystem;
-  const char *ptxas = "/usr/local/cuda/bin/ptxas";
-  if (!fs::exists(ptxas))
-    return std::nullopt;
-  fs::path dir = fs::temp_directory_path() / ("sluice_gpu_ptx_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  { std::ofstream(dir / "k.ptx") << ptx; }
-  std::string cmd = std::string(ptxas) + " -arch=" + arch + " -o '" + (dir / "k.cubin").string() +
-                    "' '" + (dir / "k.ptx").string() + "' > '" + (dir / "log").string() + "' 2>&1";
-  int rc = std::system(cmd.c_str());
-  std::ifstream log(dir / "log");
-  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  fs::remove_all(dir);
-  return rc == 0 ? "" : text;
-}
 
 /// Every device buffer was given back: none held by a tensor, and with
 /// the cache emptied none left with the driver.
@@ -136,7 +113,7 @@ TEST_F(FakeSessionTest, ElementwiseOpsRunAsOneFusedKernelOnTheGpu) {
   EXPECT_NE(fake().modules[0].find(".target sm_80"), std::string::npos); // the fake's 8.0
   EXPECT_NE(fake().modules[0].find(".entry " + fake().launches[0].entry), std::string::npos);
   // What a real driver would have been given assembles for that target.
-  if (auto verdict = assemble(fake().modules[0], "sm_80"))
+  if (auto verdict = gputest::assemblePtx(fake().modules[0], "sm_80"))
     EXPECT_EQ(*verdict, "") << fake().modules[0];
   EXPECT_GE(fake().htod, 1); // x across
   EXPECT_GE(fake().dtoh, 2); // y to reduce_sum's CPU, and y fetched
