@@ -202,12 +202,18 @@ private:
     const ir::Node &n = g_->node(id);
     if (!isFusibleOp(n) || !n.controlInputs().empty())
       return false;
+    // Dims known only at run time are fine (the JIT compiles the body per
+    // call shapes); an unknown rank is not (numpy broadcasting needs it).
     for (int i = 0; i < n.numOutputs(); ++i)
-      if (!n.outputShape(i).isFullyDefined() || contains(ctx_->feeds, ir::Output{id, i}))
+      if (!n.outputShape(i).hasRank() || contains(ctx_->feeds, ir::Output{id, i}))
         return false;
     for (const ir::Output &in : n.inputs())
-      if (!g_->node(in.node).outputShape(in.index).isFullyDefined())
+      if (!g_->node(in.node).outputShape(in.index).hasRank())
         return false;
+    // broadcast_to's shape is a value: compiling per call shapes could not
+    // recover it, so it fuses only when the graph knows it.
+    if (n.opName() == "broadcast_to" && !n.outputShape(0).isFullyDefined())
+      return false;
     // TF1's select takes a vector condition over the first dim, which is
     // not numpy broadcasting; only the numpy cases fuse.
     if (n.opName() == "select") {

@@ -13,8 +13,9 @@ namespace sluice::rt {
 namespace {
 
 // What a GPU claims: the ops fusion puts in a GPU cluster (elementwise,
-// static shapes). Reductions stay on the CPU: the PTX emitter has no code
-// for them yet, and fusion never joins ops across devices.
+// static shapes). Reductions stay on the CPU (fusion never joins ops
+// across devices): their GPU code takes a thread per output element or
+// row, so a full reduction would run on one thread.
 bool gpuElementwise(const ir::Node &n) {
   if (!passes::isFusibleOp(n) || n.opName().rfind("reduce_", 0) == 0)
     return false;

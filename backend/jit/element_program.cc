@@ -5,6 +5,7 @@
 #include <set>
 
 #include "backend/jit/detail/row_program.h"
+#include "backend/jit/detail/specialize.h"
 #include "ir/graph.h"
 
 namespace sluice::backend::jit {
@@ -259,7 +260,7 @@ std::string list(const std::vector<int64_t> &v) {
 
 } // namespace
 
-Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
+Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def, int64_t rowBufferBytes) {
   const ir::Graph &body = *def.body;
   ElementProgram p;
   p.name = def.name;
@@ -273,7 +274,7 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
     p.inputDims.push_back(n.outputShape(0).dims());
   }
   // Reductions that other members read: one nest walking rows.
-  SLUICE_ASSIGN_OR_RETURN(std::optional<LoopNest> rows, buildRowNest(def, p));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<LoopNest> rows, buildRowNest(def, p, rowBufferBytes));
   if (rows) {
     p.nests.push_back(std::move(*rows));
     return p;
@@ -347,6 +348,15 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def) {
     b.finish();
   }
   return p;
+}
+
+int64_t gpuWorkItems(const LoopNest &n) {
+  if (n.reduction)
+    return n.reduction->outElements;
+  int64_t items = 1;
+  for (int64_t d : n.dims)
+    items *= d;
+  return items;
 }
 
 std::string instrsText(const std::vector<Instr> &instrs) {
@@ -432,7 +442,8 @@ Expected<std::shared_ptr<const ir::FunctionDef>> fusedBody(const ir::Graph &g, c
 
 Expected<std::string> listFusedCode(
     const ir::Graph &g, const std::string &comment, const std::string &skipped,
-    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit) {
+    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit,
+    int64_t rowBufferBytes) {
   std::string out;
   for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
     const ir::Node &n = g.node(id);
@@ -440,7 +451,15 @@ Expected<std::string> listFusedCode(
       continue;
     SLUICE_ASSIGN_OR_RETURN(auto def, fusedBody(g, n));
     out += comment + " cluster %" + n.name() + " (function \"" + def->name + "\")\n";
-    auto program = buildElementProgram(*def);
+    if (!hasStaticShapes(*def)) {
+      std::string dims;
+      for (ir::NodeId a : def->args)
+        dims += (dims.empty() ? "" : ", ") + def->body->node(a).outputShape(0).str();
+      out += comment + " compiled when it runs, once per set of input shapes (here: " + dims +
+             ")\n\n";
+      continue;
+    }
+    auto program = buildElementProgram(*def, rowBufferBytes);
     Expected<std::string> code =
         program.hasValue() ? emit(*program, n) : Expected<std::string>(program.status());
     if (!code.hasValue()) {

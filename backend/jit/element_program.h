@@ -124,9 +124,20 @@ struct ElementProgram {
   std::string canonicalText() const;
 };
 
+/// What a row program may keep in row buffers on the stack (CPU); GPU
+/// code keeps none and recomputes (kNoRowBuffers).
+constexpr int64_t kCpuRowBufferBytes = 64 << 10;
+constexpr int64_t kNoRowBuffers = 0;
+
 /// Reads a fused body; unimplemented (the caller interprets the body
 /// instead) for an op, dtype or shape pattern without generated code.
-Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def);
+Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def,
+                                             int64_t rowBufferBytes = kCpuRowBufferBytes);
+
+/// The work items of nest `n` on a GPU, the count its kernel takes (one
+/// thread's share of a grid-stride loop): its elements; a reduction's
+/// output elements; a row program's rows.
+int64_t gpuWorkItems(const LoopNest &n);
 
 /// `--emit llvm` and `--emit ptx`: for each fused node of `g`, a line
 /// `<comment> cluster %NODE (function "F")`, then emit()'s text, or
@@ -134,7 +145,8 @@ Expected<ElementProgram> buildElementProgram(const ir::FunctionDef &def);
 /// emit() says unimplemented); `<comment> no fused clusters` for none.
 Expected<std::string> listFusedCode(
     const ir::Graph &g, const std::string &comment, const std::string &skipped,
-    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit);
+    const std::function<Expected<std::string>(const ElementProgram &, const ir::Node &)> &emit,
+    int64_t rowBufferBytes = kCpuRowBufferBytes);
 
 /// The body of fused node `n`; failed_precondition when `g` lacks it.
 Expected<std::shared_ptr<const ir::FunctionDef>> fusedBody(const ir::Graph &g, const ir::Node &n);

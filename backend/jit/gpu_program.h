@@ -15,17 +15,18 @@ struct GpuProgram {
   /// The body's element program: input/output dtypes and dims.
   ElementProgram program;
   std::string ptx;
-  /// Per loop nest: its kernel's `.entry` name and its element count.
-  /// Each kernel takes every input pointer, then every output pointer
-  /// (device addresses), then the element count (int64).
+  /// Per loop nest: its kernel's `.entry` name and its work items
+  /// (gpuWorkItems: elements, a reduction's outputs, a row program's
+  /// rows). Each kernel takes every input pointer, then every output
+  /// pointer (device addresses), then that count (int64).
   std::vector<std::string> entries;
   std::vector<int64_t> counts;
 };
 
 /// `body` compiled for `arch` (sm_90, ...) under names starting with
 /// `symbol` (an identifier); unimplemented when the body has no GPU code
-/// (an op, dtype or shape the element program lacks, a reduction, a math
-/// call without libdevice).
+/// (an op, dtype or shape the element program lacks, a math call without
+/// libdevice).
 Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::string &symbol,
                                        const std::string &arch);
 

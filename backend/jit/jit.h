@@ -19,6 +19,8 @@ struct JitStats {
   int64_t corruptEntries = 0; // cache files ignored (and rebuilt)
   int64_t interpreted = 0;  // fused nodes run by the interpreter instead
   int64_t evicted = 0;      // cache files removed to respect the size limit
+  int64_t specialized = 0;  // kernels built for the input shapes of one call
+                            // (bodies whose shapes are known only at run time)
 };
 JitStats stats();
 

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "backend/fused_interpreter.h"
 #include "backend/jit/detail/engine.h"
+#include "backend/jit/detail/specialize.h"
 #include "backend/jit/jit.h"
 
 namespace sluice::backend::jit {
@@ -17,6 +19,17 @@ namespace sluice::backend::jit {
 namespace {
 
 std::atomic<int64_t> interpretedCount{0};
+std::atomic<int64_t> specializedCount{0};
+
+// A body with run-time shapes compiles once per distinct set of input
+// shapes; past this many, further shapes are interpreted (a pipeline that
+// varies every batch should not compile every step).
+constexpr size_t kMaxSpecializations = 32;
+
+bool jitLog() {
+  const char *v = std::getenv("SLUICE_JIT_LOG");
+  return v && *v && std::string(v) != "0";
+}
 
 // Below this many elements per thread, a thread costs more than it saves.
 constexpr int64_t kMinElementsPerThread = int64_t(1) << 18;
@@ -28,11 +41,80 @@ public:
   void compute(KernelContext &ctx) override {
     if (!prepare(ctx))
       return;
+    if (dynamic_) {
+      const Compiled *c = specialization(ctx);
+      if (!c)
+        return;
+      if (c->program)
+        run(ctx, *c->program, c->fns);
+      else
+        interp_->run(ctx);
+      return;
+    }
     if (interp_) {
       interp_->run(ctx);
       return;
     }
-    const ElementProgram &p = *program_;
+    run(ctx, *program_, fns_);
+  }
+
+private:
+  struct Compiled {
+    std::unique_ptr<ElementProgram> program; // null: interpreted
+    std::vector<KernelFn> fns;
+  };
+
+  // The code for this call's input shapes, compiled on first sight.
+  const Compiled *specialization(KernelContext &ctx) {
+    std::vector<ir::Dims> dims;
+    for (int k = 0; k < ctx.numInputs(); ++k)
+      dims.push_back(ctx.input(k).dims());
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = specs_.find(dims);
+    if (it != specs_.end())
+      return it->second.get();
+    bool full = specs_.size() >= kMaxSpecializations;
+    if (full && interp_)
+      return &interpreted_; // not remembered: the shapes may never repeat
+    auto c = std::make_unique<Compiled>();
+    std::string shapes;
+    for (const ir::Dims &d : dims)
+      shapes += (shapes.empty() ? "" : ", ") + ir::dimsString(d);
+    Status why;
+    if (full) {
+      why = unimplemented(std::to_string(kMaxSpecializations) +
+                          " input shapes have code already; further ones are interpreted");
+    } else if (auto def = specializeBody(*def_, dims); !def.hasValue()) {
+      why = def.takeStatus();
+    } else if (auto program = buildElementProgram(**def); !program.hasValue()) {
+      why = program.takeStatus();
+    } else if (auto fn = Engine::get().kernel(*program); !fn.hasValue()) {
+      why = fn.takeStatus();
+    } else {
+      c->program = std::make_unique<ElementProgram>(std::move(*program));
+      c->fns = std::move(*fn);
+      ++specializedCount;
+    }
+    if (!c->program) {
+      if (!interp_) {
+        auto in = FusedInterpreter::create(def_, kernelRegistry());
+        if (!in.hasValue()) {
+          ctx.fail(in.takeStatus());
+          return nullptr;
+        }
+        interp_ = std::move(*in);
+      }
+      ++interpretedCount;
+      if (jitLog())
+        std::cerr << "sluice-jit: interpreting " << def_->name << " for " << shapes << ": "
+                  << why.message() << "\n";
+    }
+    if (full)
+      return &interpreted_;
+    return (specs_[dims] = std::move(c)).get();
+  }
+
+  void run(KernelContext &ctx, const ElementProgram &p, const std::vector<KernelFn> &fns) {
     if (ctx.numInputs() != static_cast<int>(p.inputTypes.size()) ||
         ctx.numOutputs() != static_cast<int>(p.outputTypes.size())) {
       ctx.fail(invalidArgument("fused node's inputs and outputs do not match its body '" +
@@ -65,13 +147,13 @@ public:
     }
     for (size_t n = 0; n < p.nests.size(); ++n) {
       if (p.nests[n].reduction)
-        fns_[n](args.data(), 0, 1); // whole, in the kernel's order
+        fns[n](args.data(), 0, 1); // whole, in the kernel's order
       else
-        runNest(p.nests[n], fns_[n], args.data(), ctx.intraOpThreads());
+        runNest(p.nests[n], fns[n], args.data(), ctx.intraOpThreads());
     }
   }
 
-private:
+
   static void runNest(const LoopNest &nest, KernelFn fn, void **args, int maxThreads) {
     int64_t outer = nest.dims[0];
     int64_t total = 1;
@@ -102,7 +184,7 @@ private:
   // Compiles (or finds) the code once; concurrent steps wait for it.
   bool prepare(KernelContext &ctx) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!fns_.empty() || interp_)
+    if (!fns_.empty() || interp_ || dynamic_)
       return true;
     if (!failed_.isOk()) {
       ctx.fail(failed_);
@@ -113,6 +195,11 @@ private:
       failed_ = def.takeStatus();
       ctx.fail(failed_);
       return false;
+    }
+    def_ = *def;
+    if (!hasStaticShapes(**def)) {
+      dynamic_ = true; // compiled per call shapes, in specialization()
+      return true;
     }
     auto program = buildElementProgram(**def);
     Status why;
@@ -127,7 +214,7 @@ private:
     } else {
       why = program.takeStatus();
     }
-    if (const char *v = std::getenv("SLUICE_JIT_LOG"); v && *v && std::string(v) != "0")
+    if (jitLog())
       std::cerr << "sluice-jit: interpreting " << (*def)->name << ": " << why.message() << "\n";
     auto in = FusedInterpreter::create(*def, kernelRegistry());
     if (!in.hasValue()) {
@@ -145,6 +232,10 @@ private:
   std::vector<KernelFn> fns_; // one per loop nest
   std::unique_ptr<FusedInterpreter> interp_;
   Status failed_;
+  std::shared_ptr<const ir::FunctionDef> def_;
+  bool dynamic_ = false; // the body's shapes are known only per call
+  std::map<std::vector<ir::Dims>, std::unique_ptr<Compiled>> specs_;
+  Compiled interpreted_; // past kMaxSpecializations
 };
 
 } // namespace
@@ -164,6 +255,7 @@ const KernelRegistry &jitKernelRegistry() {
 JitStats stats() {
   JitStats s = Engine::get().stats();
   s.interpreted = interpretedCount.load();
+  s.specialized = specializedCount.load();
   return s;
 }
 
@@ -172,6 +264,7 @@ std::string cacheDirectory() { return Engine::get().cacheDirectory(); }
 void resetForTesting(const std::string &dir) {
   Engine::get().resetForTesting(dir);
   interpretedCount = 0;
+  specializedCount = 0;
 }
 
 Expected<std::string> emitLlvmIr(const ir::Graph &g) {

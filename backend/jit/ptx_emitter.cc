@@ -179,15 +179,11 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   llvm::TargetMachine *tm = targetMachine(arch, error);
   if (!tm)
     return Status(Code::kInvalidArgument, "no PTX code generator: " + error);
-  for (const LoopNest &nest : p.nests) {
-    if (nest.reduction)
-      return Status(Code::kUnimplemented, "cluster " + p.name + " ends in " + nest.reduction->op +
-                                              ", and reductions have no GPU code yet");
-    if (nest.rows)
-      return Status(Code::kUnimplemented, "cluster " + p.name +
-                                              " walks rows for its reductions, and reductions "
-                                              "have no GPU code yet");
-  }
+  for (const LoopNest &nest : p.nests)
+    if (nest.rows && !nest.rows->bufferTypes.empty())
+      return Status(Code::kInternal, "cluster " + p.name +
+                                         " keeps row buffers, which GPU code has none of: build "
+                                         "its program with kNoRowBuffers");
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = generateGpuModule(p, symbol, ctx);
   m->setDataLayout(tm->createDataLayout());
@@ -218,13 +214,13 @@ std::string ptxIdentifier(const std::string &s) {
 Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
   return listFusedCode(g, "//", "no GPU code", [&](const ElementProgram &p, const ir::Node &n) {
     return emitPtx(p, "sluice_" + ptxIdentifier(n.name()), arch);
-  });
+  }, kNoRowBuffers);
 }
 
 Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::string &symbol,
                                        const std::string &arch) {
   GpuProgram out;
-  SLUICE_ASSIGN_OR_RETURN(out.program, buildElementProgram(body));
+  SLUICE_ASSIGN_OR_RETURN(out.program, buildElementProgram(body, kNoRowBuffers));
   // Every session compiling the same cluster gets the same PTX: LLVM runs
   // once per process for it (and the device loads the module once).
   static std::mutex mu;
@@ -241,11 +237,8 @@ Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::s
     cache.emplace(key, out.ptx);
   }
   for (size_t k = 0; k < out.program.nests.size(); ++k) {
-    int64_t n = 1;
-    for (int64_t d : out.program.nests[k].dims)
-      n *= d;
     out.entries.push_back(nestSymbol(symbol, k));
-    out.counts.push_back(n);
+    out.counts.push_back(gpuWorkItems(out.program.nests[k]));
   }
   return out;
 }

@@ -3,7 +3,8 @@
 // dependency order, a per-row stage for the outputs of the reduced shape,
 // and a final stage for the others. A value a later stage needs again is
 // kept from the first stage that computes it in a row buffer while the
-// buffers fit kRowBufferBytes (they live on the stack), else recomputed.
+// buffers fit the budget (kCpuRowBufferBytes on the stack; GPU code has
+// none), else recomputed.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -16,8 +17,6 @@ namespace sluice::backend::jit {
 
 namespace {
 
-constexpr int64_t kRowBufferBytes = 64 << 10;
-
 bool isReductionOp(const std::string &op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "reduce_max" || op == "reduce_min";
 }
@@ -29,8 +28,8 @@ bool reducible(ir::DType t) {
 
 class RowBuilder {
 public:
-  RowBuilder(const ir::FunctionDef &def, ElementProgram &p)
-      : def_(def), body_(*def.body), p_(p) {
+  RowBuilder(const ir::FunctionDef &def, ElementProgram &p, int64_t budget)
+      : def_(def), body_(*def.body), p_(p), budget_(budget) {
     for (size_t k = 0; k < def.args.size(); ++k)
       argIndex_[def.args[k]] = static_cast<int>(k);
   }
@@ -224,7 +223,7 @@ private:
           if (reach_[i].count(id))
             first = i;
         int64_t bytes = rows_.length * static_cast<int64_t>(ir::dtypeSize(n.outputType(0)));
-        if (first < s && bufferBytes_ + bytes <= kRowBufferBytes) {
+        if (first < s && bufferBytes_ + bytes <= budget_) {
           bufferBytes_ += bytes;
           bufferOf_[id] = static_cast<int>(rows_.bufferTypes.size());
           firstStage_[id] = first;
@@ -290,14 +289,16 @@ private:
   std::map<ir::NodeId, int> bufferOf_;
   std::map<ir::NodeId, size_t> firstStage_;
   std::set<int> filled_;
+  int64_t budget_;
   int64_t bufferBytes_ = 0;
   std::map<std::pair<size_t, ir::Output>, int> memo_;
 };
 
 } // namespace
 
-Expected<std::optional<LoopNest>> buildRowNest(const ir::FunctionDef &def, ElementProgram &p) {
-  return RowBuilder(def, p).build();
+Expected<std::optional<LoopNest>> buildRowNest(const ir::FunctionDef &def, ElementProgram &p,
+                                               int64_t rowBufferBytes) {
+  return RowBuilder(def, p, rowBufferBytes).build();
 }
 
 } // namespace sluice::backend::jit

@@ -37,6 +37,11 @@ if expect_rc 0 "compile --emit llvm" "$sluice" compile "$work/f.sluice" --emit l
   grep -q '^define void @sluice_fused_[0-9a-f]*_nest0(ptr' "$work/out" || bad "emit llvm: no kernel"
   grep -q '<[0-9]* x float>' "$work/out" || bad "emit llvm: the loop is not vectorized"
 fi
+printf 'x = placeholder(f32, shape: [none, 3])\ny = relu(x * 2.0 - 1.0)\n' >"$work/dyn.sluice"
+if expect_rc 0 "compile --emit llvm, dims known at run time" "$sluice" compile "$work/dyn.sluice" --emit llvm; then
+  grep -q '^; compiled when it runs, once per set of input shapes (here: \[?, 3\]' "$work/out" ||
+    bad "emit llvm, run-time dims: $(cat "$work/out")"
+fi
 expect_rc 0 "compile --emit llvm without clusters" "$sluice" compile "$samples/hello.sluice" --emit llvm
 
 # --- hostile fused .sir: errors, never crashes --------------------------------

@@ -166,8 +166,26 @@ TEST(FusionTest, UnknownShapesAndFedValuesStayOut) {
   ctx.fetches = {out(*g, "y"), out(*g, "w")};
   ctx.feeds = {out(*g, "q")};
   g = fuse(std::move(g), ctx);
-  // Unknown shapes: nothing; q is fed, so w stands alone (and p is pruned).
-  EXPECT_TRUE(clusters(*g).empty());
+  // Unknown dims fuse (the JIT compiles per call shapes); q is fed, so w
+  // stands alone (and p is pruned).
+  EXPECT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"m", "y"}}));
+}
+
+// An unknown rank does not fuse, nor a broadcast_to whose shape is only a
+// run-time value.
+TEST(FusionTest, UnknownRanksAndValueShapesStayOut) {
+  auto g = parse("%x = placeholder() {dtype = f32} : (f32 ?)\n"
+                 "%s = placeholder() {dtype = i32, shape = shape[2]} : (i32 [2])\n"
+                 "%v = placeholder() {dtype = f32, shape = shape[3]} : (f32 [3])\n"
+                 "%m = multiply(%x:0, %x:0) : (f32 ?)\n"
+                 "%y = relu(%m:0) : (f32 ?)\n"
+                 "%b = broadcast_to(%v:0, %s:0) : (f32 [?, ?])\n"
+                 "%e = exp(%b:0) : (f32 [?, ?])\n"
+                 "%f = negative(%e:0) : (f32 [?, ?])\n");
+  PassContext ctx;
+  ctx.fetches = {out(*g, "y"), out(*g, "f")};
+  g = fuse(std::move(g), ctx);
+  EXPECT_EQ(clusters(*g), (std::vector<std::set<std::string>>{{"e", "f"}}));
 }
 
 // x -> n -> reshape -> c and n -> c: n and c may not share a cluster, since

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/jit/element_program.h"
 
@@ -31,13 +32,27 @@ std::unique_ptr<llvm::Module> generateCpuModule(const ElementProgram &p,
                                                 const std::string &symbol,
                                                 llvm::LLVMContext &ctx);
 
-/// The NVPTX module for `p`: one kernel (`.entry`) per loop nest k, named
+/// Where generateGpuModule's kernels run: NVPTX for a device, or the host
+/// (tests: the same kernels, thread and block indices as parameters).
+enum class GpuTarget { kNvptx, kHostSimulation };
+
+/// The GPU module for `p`: one kernel (`.entry`) per loop nest k, named
 /// nestSymbol(symbol, k), taking the input then the output device
-/// pointers and the nest's element count; a grid-stride loop, so any
-/// launch shape covers the elements.
+/// pointers and the nest's work items (gpuWorkItems); a grid-stride loop,
+/// so any launch shape covers them. For kHostSimulation a kernel is
+/// `void(void **buffers, int64_t items, int64_t thread, int64_t
+/// threadsPerBlock, int64_t block, int64_t blocks)`.
 std::unique_ptr<llvm::Module> generateGpuModule(const ElementProgram &p,
                                                 const std::string &symbol,
-                                                llvm::LLVMContext &ctx);
+                                                llvm::LLVMContext &ctx,
+                                                GpuTarget target = GpuTarget::kNvptx);
+
+/// Tests: runs the kernels of `p` on the host as a grid of `blocks` x
+/// `threadsPerBlock` threads, one thread after another, over `buffers`
+/// (the inputs' then the outputs' data), in nest order. Checks the GPU
+/// code's indexing and folds where no GPU is present.
+Status simulateGpuKernels(const ElementProgram &p, const std::vector<void *> &buffers,
+                          int blocks, int threadsPerBlock);
 
 /// The PTX of generateGpuModule(p, symbol) for `arch` (sm_90, ...),
 /// optimised, with math calls taken from libdevice; unimplemented when a

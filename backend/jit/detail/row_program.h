@@ -24,7 +24,9 @@ Expected<int> appendOpInstr(const ir::FunctionDef &def, const ir::Node &n,
 /// The one nest of a body with a reduction that other members read (a
 /// RowProgram), its outputs added to `p`; nullopt when no reduction is
 /// read inside the body (then the per-shape nests apply).
-Expected<std::optional<LoopNest>> buildRowNest(const ir::FunctionDef &def, ElementProgram &p);
+/// Row buffers total at most `rowBufferBytes`.
+Expected<std::optional<LoopNest>> buildRowNest(const ir::FunctionDef &def, ElementProgram &p,
+                                               int64_t rowBufferBytes);
 
 /// canonicalText()'s lines for one instruction list.
 std::string instrsText(const std::vector<Instr> &instrs);
