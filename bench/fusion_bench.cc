@@ -3,7 +3,11 @@
 // the fused cluster, and a hand-fused C++ loop (the ceiling: one read and
 // one write per element, into a buffer it reuses). GB/s counts the 8 bytes
 // an element must move (x read, y written) for all three, so the ratio is
-// ours / the hand loop's throughput, at 1 and 2 threads.
+// ours / the hand loop's throughput, at 1 and 2 threads. Beside them, in
+// the same run: STREAM's triad (the memory ceiling; its ratio is the fused
+// JIT's GB/s over it) and, when ../shared/peers and their packages are
+// present, numpy's and torch's figures for the same expression (ratio: the
+// fused JIT's GB/s over theirs).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "backend/jit/jit.h"
+#include "bench/peers.h"
 #include "runtime/session.h"
 
 using namespace sluice;
@@ -194,6 +199,43 @@ double firstStepMs(const std::string &dir) {
   return ms;
 }
 
+// STREAM triad a = b + s * c: 12 bytes per element (two reads, a write).
+double triadSeconds(float *a, const float *b, const float *c, int threads) {
+  auto part = [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      a[i] = b[i] + kA * c[i];
+  };
+  return bestSplitSeconds(part, kN, threads);
+}
+
+// numpy (one thread) and torch (1 and 2) on y = max(a*x+b, 0), each line
+// with the fused JIT's GB/s at that thread count over the peer's.
+void peerLines(const double jitGBps[3]) {
+  struct Run {
+    const char *lib;
+    int threads;
+  };
+  for (Run r : {Run{"numpy", 1}, Run{"torch", 1}, Run{"torch", 2}}) {
+    std::string why;
+    auto figures = bench::runPeerScript(
+        "elementwise.py", std::string(r.lib) + " " + std::to_string(r.threads) + " 3", &why);
+    if (figures.empty())
+      std::fprintf(stderr, "fusion_bench: no %s figure: %s\n", r.lib, why.c_str());
+    for (const bench::PeerFigure &f : figures) {
+      // torch's labels end in ", 1T"; numpy's name no thread count.
+      std::string slug = bench::benchSlug(f.name);
+      std::string threads = std::to_string(r.threads);
+      threads += 't';
+      if (slug.size() < threads.size() || slug.compare(slug.size() - threads.size(), threads.size(), threads) != 0) {
+        slug += '_';
+        slug += threads;
+      }
+      std::printf("BENCH fusion_relu_axb_peer_%s_GBps %.2f GB/s ratio=%.3f goal=1.0\n",
+                  slug.c_str(), f.median, jitGBps[r.threads] / f.median);
+    }
+  }
+}
+
 } // namespace
 
 int main() {
@@ -206,6 +248,7 @@ int main() {
   std::vector<float> out(kN, 1.0f); // touched once: the hand loop reuses it
 
   auto jit0 = backend::jit::stats();
+  double jitGBps[3] = {0, 0, 0};
   for (int threads : {1, 2}) {
     double hand = gbps(handLoopSeconds(xv.data<float>(), out.data(), threads));
     double interp = gbps(sessionSeconds(g, x, y, xv, "interp", false, threads));
@@ -216,7 +259,18 @@ int main() {
                 jit, jit / hand, kGoal);
     std::printf("BENCH fusion_relu_axb_hand_loop_%dt_GBps %.2f GB/s ratio=1.000 goal=%.1f\n",
                 threads, hand, kGoal);
+    jitGBps[threads] = jit;
   }
+  {
+    std::vector<float> b(kN, 1.0f), c(kN, 2.0f);
+    for (int threads : {1, 2}) {
+      double triad = 12.0 * static_cast<double>(kN) /
+                     triadSeconds(out.data(), b.data(), c.data(), threads) / 1e9;
+      std::printf("BENCH fusion_memory_triad_%dt_GBps %.2f GB/s ratio=%.3f goal=%.1f\n", threads,
+                  triad, jitGBps[threads] / triad, kGoal);
+    }
+  }
+  peerLines(jitGBps);
   {
     Softmax sm;
     buildSoftmax(sm);

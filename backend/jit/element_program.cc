@@ -5,7 +5,7 @@
 #include <set>
 
 #include "backend/jit/detail/row_program.h"
-#include "backend/jit/detail/specialize.h"
+#include "backend/jit/specialize.h"
 #include "ir/graph.h"
 
 namespace sluice::backend::jit {

@@ -11,7 +11,7 @@
 
 #include "backend/fused_interpreter.h"
 #include "backend/jit/detail/engine.h"
-#include "backend/jit/detail/specialize.h"
+#include "backend/jit/specialize.h"
 #include "backend/jit/jit.h"
 
 namespace sluice::backend::jit {
@@ -20,11 +20,6 @@ namespace {
 
 std::atomic<int64_t> interpretedCount{0};
 std::atomic<int64_t> specializedCount{0};
-
-// A body with run-time shapes compiles once per distinct set of input
-// shapes; past this many, further shapes are interpreted (a pipeline that
-// varies every batch should not compile every step).
-constexpr size_t kMaxSpecializations = 32;
 
 bool jitLog() {
   const char *v = std::getenv("SLUICE_JIT_LOG");
@@ -42,12 +37,11 @@ public:
     if (!prepare(ctx))
       return;
     if (dynamic_) {
-      const Compiled *c = specialization(ctx);
-      if (!c)
-        return;
-      if (c->program)
-        run(ctx, *c->program, c->fns);
-      else
+      bool failed = false;
+      const Compiled *c = specialization(ctx, &failed);
+      if (c)
+        run(ctx, c->program, c->fns);
+      else if (!failed)
         interp_->run(ctx);
       return;
     }
@@ -60,58 +54,45 @@ public:
 
 private:
   struct Compiled {
-    std::unique_ptr<ElementProgram> program; // null: interpreted
+    ElementProgram program;
     std::vector<KernelFn> fns;
   };
 
-  // The code for this call's input shapes, compiled on first sight.
-  const Compiled *specialization(KernelContext &ctx) {
+  // The code for this call's input shapes, compiled on first sight; null
+  // when these shapes are interpreted (interp_ is made for them).
+  const Compiled *specialization(KernelContext &ctx, bool *failed) {
     std::vector<ir::Dims> dims;
     for (int k = 0; k < ctx.numInputs(); ++k)
       dims.push_back(ctx.input(k).dims());
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = specs_.find(dims);
-    if (it != specs_.end())
-      return it->second.get();
-    bool full = specs_.size() >= kMaxSpecializations;
-    if (full && interp_)
-      return &interpreted_; // not remembered: the shapes may never repeat
-    auto c = std::make_unique<Compiled>();
-    std::string shapes;
-    for (const ir::Dims &d : dims)
-      shapes += (shapes.empty() ? "" : ", ") + ir::dimsString(d);
     Status why;
-    if (full) {
-      why = unimplemented(std::to_string(kMaxSpecializations) +
-                          " input shapes have code already; further ones are interpreted");
-    } else if (auto def = specializeBody(*def_, dims); !def.hasValue()) {
-      why = def.takeStatus();
-    } else if (auto program = buildElementProgram(**def); !program.hasValue()) {
-      why = program.takeStatus();
-    } else if (auto fn = Engine::get().kernel(*program); !fn.hasValue()) {
-      why = fn.takeStatus();
-    } else {
-      c->program = std::make_unique<ElementProgram>(std::move(*program));
-      c->fns = std::move(*fn);
-      ++specializedCount;
-    }
-    if (!c->program) {
-      if (!interp_) {
-        auto in = FusedInterpreter::create(def_, kernelRegistry());
-        if (!in.hasValue()) {
-          ctx.fail(in.takeStatus());
-          return nullptr;
-        }
-        interp_ = std::move(*in);
-      }
+    const Compiled *c = specs_.get(
+        *def_, dims,
+        [](const ir::FunctionDef &body) -> Expected<std::unique_ptr<Compiled>> {
+          SLUICE_ASSIGN_OR_RETURN(ElementProgram program, buildElementProgram(body));
+          SLUICE_ASSIGN_OR_RETURN(std::vector<KernelFn> fns, Engine::get().kernel(program));
+          ++specializedCount;
+          return std::make_unique<Compiled>(Compiled{std::move(program), std::move(fns)});
+        },
+        &why);
+    if (c)
+      return c;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!why.isOk()) {
       ++interpretedCount;
       if (jitLog())
-        std::cerr << "sluice-jit: interpreting " << def_->name << " for " << shapes << ": "
-                  << why.message() << "\n";
+        std::cerr << "sluice-jit: interpreting " << def_->name << " for " << shapesText(dims)
+                  << ": " << why.message() << "\n";
     }
-    if (full)
-      return &interpreted_;
-    return (specs_[dims] = std::move(c)).get();
+    if (!interp_) {
+      auto in = FusedInterpreter::create(def_, kernelRegistry());
+      if (!in.hasValue()) {
+        ctx.fail(in.takeStatus());
+        *failed = true;
+        return nullptr;
+      }
+      interp_ = std::move(*in);
+    }
+    return nullptr;
   }
 
   void run(KernelContext &ctx, const ElementProgram &p, const std::vector<KernelFn> &fns) {
@@ -234,8 +215,7 @@ private:
   Status failed_;
   std::shared_ptr<const ir::FunctionDef> def_;
   bool dynamic_ = false; // the body's shapes are known only per call
-  std::map<std::vector<ir::Dims>, std::unique_ptr<Compiled>> specs_;
-  Compiled interpreted_; // past kMaxSpecializations
+  ShapeCache<Compiled> specs_;
 };
 
 } // namespace

@@ -1,5 +1,5 @@
-// backend/jit/specialize.cc: see detail/specialize.h.
-#include "backend/jit/detail/specialize.h"
+// backend/jit/specialize.cc: see specialize.h.
+#include "backend/jit/specialize.h"
 
 #include "ir/graph.h"
 
@@ -50,6 +50,13 @@ Expected<std::shared_ptr<const ir::FunctionDef>> specializeBody(
   auto out = std::make_shared<ir::FunctionDef>(def);
   out->body = std::move(body);
   return std::shared_ptr<const ir::FunctionDef>(std::move(out));
+}
+
+std::string shapesText(const std::vector<ir::Dims> &dims) {
+  std::string s;
+  for (const ir::Dims &d : dims)
+    s += (s.empty() ? "" : ", ") + ir::dimsString(d);
+  return s;
 }
 
 } // namespace sluice::backend::jit

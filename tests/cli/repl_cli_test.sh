@@ -34,6 +34,17 @@ wait_line() {
   done
   return 1
 }
+# wait_prompt: until the screen's last line is an empty prompt (keys sent
+# while a statement still runs reach a terminal in cooked mode, where Tab
+# is not completion).
+wait_prompt() {
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [ "$(screen | sed 's/ *$//' | grep -v '^$' | tail -1)" = "sluice>" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 # expect_screen TEXT LABEL [SECONDS]: TEXT anywhere on the screen.
 expect_screen() {
   if wait_for "$1" "${3:-15}"; then ok; else bad "$2: screen lacks '$1':"; screen | tail -15; fi
@@ -104,6 +115,7 @@ keys Tab
 expect_screen "fifo_queue(capacity:" "complete an argument name"
 keys -l ' 2, dtypes: [f32])'
 keys Enter
+wait_prompt || bad "no prompt after the queue was made"
 keys -l 'q.enq'
 keys Tab
 expect_screen "sluice> q.enqueue" "complete a method"
