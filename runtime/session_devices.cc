@@ -13,14 +13,15 @@ namespace sluice::rt {
 namespace {
 
 // What a GPU claims: the ops fusion puts in a GPU cluster (elementwise,
-// static shapes). Reductions stay on the CPU (fusion never joins ops
-// across devices): their GPU code takes a thread per output element or
-// row, so a full reduction would run on one thread.
+// of a known rank; dims known only at run time get PTX per set of call
+// shapes). Reductions stay on the CPU (fusion never joins ops across
+// devices): their GPU code takes a thread per output element or row, so a
+// full reduction would run on one thread.
 bool gpuElementwise(const ir::Node &n) {
   if (!passes::isFusibleOp(n) || n.opName().rfind("reduce_", 0) == 0)
     return false;
   for (const ir::Shape &s : n.outputShapes())
-    if (!s.isFullyDefined())
+    if (!s.hasRank())
       return false;
   return true;
 }

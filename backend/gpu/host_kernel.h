@@ -28,7 +28,7 @@ private:
 struct GpuStats {
   int64_t launches = 0;      // kernels queued
   int64_t hostFallbacks = 0; // node runs on the host (HostKernel)
-  int64_t modulesLoaded = 0; // PTX modules compiled for a device
+  int64_t modulesLoaded = 0; // GPU programs compiled and loaded (per shape set)
 };
 GpuStats stats();
 void countLaunch();

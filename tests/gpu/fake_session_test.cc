@@ -232,6 +232,35 @@ TEST_F(FakeSessionTest, WithoutCublasMatmulStaysOnTheCpu) {
   EXPECT_EQ((*(*sess)->placement())[c.node], kGpu0);
 }
 
+TEST_F(FakeSessionTest, RunTimeShapesGetPtxPerSetOfCallShapes) {
+  fake().kernels["sluice_"] = [](void **p) {
+    for (int64_t i = 0; i < countOf(p, 2); ++i)
+      at<float>(p, 1)[i] = at<float>(p, 0)[i] * at<float>(p, 0)[i];
+  };
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {-1}); // the length is fed
+  ir::Output y = add(g, "square", {add(g, "negative", {x})});
+  auto sess = rt::Session::create(&g, nullptr, {});
+  ASSERT_TRUE(sess.hasValue());
+  EXPECT_EQ((*(*sess)->placement())[y.node], kGpu0);
+  gpu::GpuStats before = gpu::stats();
+  for (const std::vector<float> &v : {std::vector<float>{1, 2, 3}, std::vector<float>{4, 5},
+                                      std::vector<float>{6, 7, 8}}) {
+    auto out = (*sess)->run({{x, ir::Tensor::fromVector(v)}}, {y}, {});
+    ASSERT_TRUE(out.hasValue()) << out.status().toString();
+    std::vector<float> want;
+    for (float e : v)
+      want.push_back(e * e);
+    EXPECT_TRUE((*out)[0].equals(ir::Tensor::fromVector(want))) << ir::formatTensor((*out)[0]);
+  }
+  // Code for [3] and for [2]; [3] again reuses its own. (Their PTX is
+  // one text here, the count being a parameter: the device loads it once.)
+  EXPECT_EQ(gpu::stats().modulesLoaded - before.modulesLoaded, 2);
+  EXPECT_EQ(gpu::stats().hostFallbacks, before.hostFallbacks);
+  std::lock_guard<std::mutex> lock(gputest::fakeMutex());
+  EXPECT_EQ(fake().launches.size(), 3u);
+}
+
 TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   fake().kernels["sluice_"] = [](void **) {};
   ir::Graph g;
