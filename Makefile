@@ -52,7 +52,7 @@ fuzz: deps
 	@bash scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 # The concurrency tests (executor, session, queues, the gRPC cluster, the JIT) under ThreadSanitizer.
-TSAN_TESTS = runtime_test queues_test distributed_test jit_test
+TSAN_TESTS = runtime_test queues_test distributed_test jit_test gpu_test
 tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_TSAN=ON -DSLUICE_TESTS=ON
 	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)

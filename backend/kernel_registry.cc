@@ -3,8 +3,21 @@
 
 namespace sluice::backend {
 
-void KernelRegistry::add(std::string op, std::string dev, KernelFactory f) {
-  factories_[{std::move(op), std::move(dev)}] = std::move(f);
+void KernelRegistry::add(std::string op, std::string dev, KernelFactory f, KernelSupport s) {
+  factories_[{std::move(op), std::move(dev)}] = Entry{std::move(f), std::move(s)};
+}
+
+std::vector<std::string> KernelRegistry::ops(const std::string &dev) const {
+  std::vector<std::string> out;
+  for (const auto &[key, entry] : factories_)
+    if (key.second == dev)
+      out.push_back(key.first);
+  return out;
+}
+
+bool KernelRegistry::supports(const ir::Node &node, const std::string &dev) const {
+  auto it = factories_.find({node.opName(), dev});
+  return it != factories_.end() && (!it->second.supports || it->second.supports(node));
 }
 
 bool KernelRegistry::has(const std::string &op, const std::string &dev) const {
@@ -18,7 +31,7 @@ KernelRegistry::create(const ir::Node &node, const std::string &dev) const {
     return Status(Code::kNotFound,
                   "no " + dev + " kernel for op '" + node.opName() + "'",
                   node.loc(), node.name());
-  auto k = it->second(node);
+  auto k = it->second.factory(node);
   if (!k.hasValue()) {
     Status s = k.takeStatus();
     s.withLoc(node.loc()).withNode(node.name());

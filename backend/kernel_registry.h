@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/kernel.h"
 
@@ -14,14 +15,22 @@ namespace sluice::backend {
 
 using KernelFactory =
     std::function<Expected<std::unique_ptr<OpKernel>>(const ir::Node &)>;
+/// Which nodes of an op a kernel takes (a GPU kernel: the dtypes its code
+/// exists for); the placer asks it. Null: every node.
+using KernelSupport = std::function<bool(const ir::Node &)>;
 
 class KernelRegistry {
 public:
-  void add(std::string op, std::string deviceType, KernelFactory factory);
+  void add(std::string op, std::string deviceType, KernelFactory factory,
+           KernelSupport supports = nullptr);
   /// Creates the kernel for `node` on `deviceType` ("CPU", "GPU").
   Expected<std::unique_ptr<OpKernel>> create(const ir::Node &node,
                                              const std::string &deviceType) const;
   bool has(const std::string &op, const std::string &deviceType) const;
+  /// The ops with a kernel on `deviceType`.
+  std::vector<std::string> ops(const std::string &deviceType) const;
+  /// Whether `deviceType` has a kernel for `node`'s op that takes it.
+  bool supports(const ir::Node &node, const std::string &deviceType) const;
 
   /// Shorthand for kernels whose constructor cannot fail.
   template <typename K> void addSimple(std::string op, std::string dev = "CPU") {
@@ -32,7 +41,11 @@ public:
   }
 
 private:
-  std::map<std::pair<std::string, std::string>, KernelFactory> factories_;
+  struct Entry {
+    KernelFactory factory;
+    KernelSupport supports;
+  };
+  std::map<std::pair<std::string, std::string>, Entry> factories_;
 };
 
 /// The process-wide registry with every built-in kernel.

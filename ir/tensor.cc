@@ -57,11 +57,13 @@ Tensor Tensor::scalarString(std::string s) {
 }
 
 void *Tensor::rawData() {
+  assert(!device_ && "host code read a tensor in device memory");
   if (buf_)
     return buf_->data;
   return inline_;
 }
 const void *Tensor::rawData() const {
+  assert(!device_ && "host code read a tensor in device memory");
   if (buf_)
     return buf_->data;
   return inline_;
@@ -79,6 +81,26 @@ Tensor Tensor::scalarVariant(std::shared_ptr<const VariantValue> v) {
   return t;
 }
 
+Tensor Tensor::onDevice(DType dtype, Dims dims, std::shared_ptr<DeviceMemory> mem) {
+  assert(isPod(dtype) && mem && "device tensors hold numbers");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.numElements_ = ir::numElements(dims);
+  t.dims_ = std::move(dims);
+  assert(mem->bytes() >= t.byteSize());
+  t.device_ = std::move(mem);
+  return t;
+}
+
+Expected<Tensor> Tensor::toHost() const {
+  if (!device_)
+    return *this;
+  Tensor t = uninitialized(dtype_, dims_);
+  if (t.byteSize() > 0)
+    SLUICE_TRY(device_->copyToHost(t.rawData()));
+  return t;
+}
+
 Tensor Tensor::reshaped(Dims dims) const {
   assert(ir::numElements(dims) == numElements_);
   Tensor t = *this;
@@ -87,6 +109,10 @@ Tensor Tensor::reshaped(Dims dims) const {
 }
 
 Tensor Tensor::deepCopy() const {
+  if (device_) { // a host copy is already a copy of its own
+    auto host = toHost();
+    return host.hasValue() ? *host : Tensor();
+  }
   Tensor t = uninitialized(dtype_, dims_);
   if (isPod(dtype_))
     std::memcpy(t.rawData(), rawData(), byteSize());
@@ -119,6 +145,10 @@ int64_t Tensor::elementAsInt(int64_t i) const {
 }
 
 bool Tensor::equals(const Tensor &o) const {
+  if (device_ || o.device_) {
+    auto a = toHost(), b = o.toHost();
+    return a.hasValue() && b.hasValue() && a->equals(*b);
+  }
   if (dtype_ != o.dtype_ || dims_ != o.dims_)
     return false;
   if (dtype_ == DType::kVariant) {

@@ -14,6 +14,7 @@
 
 #include "ir/dtype.h"
 #include "ir/shape.h"
+#include "support/status.h"
 
 namespace sluice::ir {
 
@@ -25,6 +26,21 @@ public:
   /// What it is, for messages and printing: "dataset".
   virtual std::string typeName() const = 0;
   virtual std::string debugString() const { return "<" + typeName() + ">"; }
+};
+
+/// A tensor's contents in an accelerator's memory (backend/gpu owns the
+/// implementation): host code cannot read it, only ask for a host copy.
+/// Freed when the last tensor sharing it goes.
+class DeviceMemory {
+public:
+  virtual ~DeviceMemory() = default;
+  /// The device holding it, for messages ("GPU:0").
+  virtual std::string deviceName() const = 0;
+  /// The device address (a CUdeviceptr) and the size in bytes.
+  virtual uint64_t address() const = 0;
+  virtual size_t bytes() const = 0;
+  /// Copies all bytes() into host memory at `dst`, waiting until done.
+  virtual Status copyToHost(void *dst) const = 0;
 };
 
 class Tensor {
@@ -83,6 +99,15 @@ public:
 
   template <typename T> T scalarValue() const { return data<T>()[0]; }
 
+  /// A numeric tensor whose contents live in `mem` (at least byteSize()
+  /// bytes). Its rawData() is null: only device kernels use it.
+  static Tensor onDevice(DType dtype, Dims dims, std::shared_ptr<DeviceMemory> mem);
+  /// Whether the contents are in device memory (not readable by host code).
+  bool isOnDevice() const { return device_ != nullptr; }
+  const std::shared_ptr<DeviceMemory> &deviceMemory() const { return device_; }
+  /// This tensor if it is in host memory, else a host copy of it.
+  Expected<Tensor> toHost() const;
+
   /// Same buffer, new dims with the same element count.
   Tensor reshaped(Dims dims) const;
   /// A copy with its own buffer (for kernels that write in place).
@@ -104,6 +129,7 @@ private:
   Dims dims_;
   int64_t numElements_ = 0;
   std::shared_ptr<Buffer> buf_;
+  std::shared_ptr<DeviceMemory> device_; // set: the contents are there, not in buf_
   alignas(16) unsigned char inline_[16] = {};
 };
 

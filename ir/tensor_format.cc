@@ -66,6 +66,10 @@ void formatRec(const Tensor &t, int axis, int64_t offset, int64_t stride,
 } // namespace
 
 std::string formatElement(const Tensor &t, int64_t i) {
+  if (t.isOnDevice()) {
+    auto host = t.toHost();
+    return host.hasValue() ? formatElement(*host, i) : "<on " + t.deviceMemory()->deviceName() + ">";
+  }
   switch (t.dtype()) {
   case DType::kString:
   case DType::kResource:
@@ -88,6 +92,12 @@ std::string formatElement(const Tensor &t, int64_t i) {
 std::string formatTensor(const Tensor &t) {
   if (!t.valid())
     return "<invalid tensor>";
+  if (t.isOnDevice()) {
+    auto host = t.toHost();
+    return host.hasValue() ? formatTensor(*host)
+                           : "<tensor on " + t.deviceMemory()->deviceName() + ": " +
+                                 host.status().message() + ">";
+  }
   std::string out;
   formatRec(t, 0, 0, t.numElements(), out);
   return out;

@@ -151,8 +151,10 @@ public:
     for (size_t i = 0; i < order.size(); ++i)
       position[order[i]] = static_cast<int>(i);
     for (auto &members : clusters_) {
-      // One op gains nothing from fusing, unless everything must be code.
-      if (members.size() < 2 && !ctx_->options.fuseSingleOps)
+      // One op gains nothing from fusing, unless everything must be code
+      // (ahead of time; on a GPU, where generated code is its kernel).
+      if (members.size() < 2 && !ctx_->options.fuseSingleOps &&
+          g.node(members.front()).assignedDevice().find("/device:GPU:") == std::string::npos)
         continue;
       std::sort(members.begin(), members.end(),
                 [&](ir::NodeId a, ir::NodeId b) { return position[a] < position[b]; });

@@ -11,6 +11,10 @@
 #include "ir/graph.h"
 #include "support/status.h"
 
+namespace sluice::backend {
+class KernelRegistry;
+} // namespace sluice::backend
+
 namespace sluice::passes {
 
 struct PassOptions {
@@ -21,6 +25,12 @@ struct PassOptions {
   /// The placer's device set (empty: the placer leaves devices alone).
   std::vector<std::string> devices;
   bool allowSoftPlacement = false;
+  /// Which device types have a kernel for a node; null: the built-in
+  /// (CPU) registry. The session passes the one its executors use.
+  const backend::KernelRegistry *kernels = nullptr;
+  /// Why this process has no GPU devices (empty when it has some, or
+  /// nobody asked), added to messages about unmet GPU requests.
+  std::string noGpuReason;
   /// Whether fuse-read-decode rewrites reader + decode_csv pairs.
   bool fuseReadDecode = true;
   /// Whether fusion wraps a lone fusible op in a cluster of its own (ahead

@@ -3,6 +3,7 @@
 // soft placement.
 #include "passes/placer.h"
 
+#include <algorithm>
 #include <numeric>
 #include <set>
 
@@ -89,6 +90,32 @@ bool matches(const ir::DeviceSpec &want, const ir::DeviceSpec &have) {
          (!want.deviceIndex || want.deviceIndex == have.deviceIndex);
 }
 
+// TF's placer heuristic A: a constant nobody asked to place, read only by
+// ops on one other device, goes there (no copy per step); with a GPU
+// listed first, that keeps CPU-only constants off it.
+void colocateGenerators(ir::Graph &g, const backend::KernelRegistry &kernels,
+                        const std::vector<char> &alone) {
+  for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
+    ir::Node &n = g.node(id);
+    if (n.opName() != "constant" || !n.inputs().empty() || !n.controlInputs().empty() ||
+        !n.requestedDevice().empty() || !alone[id])
+      continue;
+    std::string target;
+    bool one = true;
+    for (const ir::Use &u : g.consumers(id)) {
+      const std::string &d = g.node(u.node).assignedDevice();
+      if (target.empty())
+        target = d;
+      one = one && d == target;
+    }
+    if (!one || target.empty() || target == n.assignedDevice())
+      continue;
+    auto spec = ir::DeviceSpec::parse(target);
+    if (spec.hasValue() && spec->deviceType && kernels.supports(n, *spec->deviceType))
+      n.setAssignedDevice(target);
+  }
+}
+
 class PlacerPass : public Pass {
 public:
   std::string_view name() const override { return "placer"; }
@@ -98,6 +125,8 @@ public:
     PlacementOptions opts;
     opts.devices = ctx.options.devices;
     opts.allowSoftPlacement = ctx.options.allowSoftPlacement;
+    opts.kernels = ctx.options.kernels;
+    opts.noGpuReason = ctx.options.noGpuReason;
     return placeGraph(g, opts, &ctx.notes);
   }
 };
@@ -105,7 +134,8 @@ public:
 } // namespace
 
 std::vector<std::string> localDevices(const ir::Graph &g,
-                                      const std::map<std::string, int> &deviceCount) {
+                                      const std::map<std::string, int> &deviceCount,
+                                      int gpusPresent) {
   std::map<std::string, int> counts = deviceCount;
   if (!counts.count("CPU") || counts["CPU"] < 1)
     counts["CPU"] = 1;
@@ -122,15 +152,17 @@ std::vector<std::string> localDevices(const ir::Graph &g,
                  "/task:" + std::to_string(spec->task.value_or(0)));
   }
   std::vector<std::string> out;
+  // device_count caps the GPUs the driver reports ({"GPU": 0} hides them);
+  // a count above what exists adds none, as in TF.
+  int gpus = gpusPresent;
+  if (auto it = deviceCount.find("GPU"); it != deviceCount.end())
+    gpus = std::min(gpus, std::max(0, it->second));
+  for (int i = 0; i < gpus; ++i)
+    out.push_back(std::string(kLocalTask) + "/device:GPU:" + std::to_string(i));
   auto addTask = [&](const std::string &task) {
-    for (const auto &[type, n] : counts) {
-      // Only CPU devices exist in this process until the GPU backend; a
-      // GPU count is accepted and ignored, as TF does without a GPU.
-      if (type != "CPU")
-        continue;
-      for (int i = 0; i < n; ++i)
-        out.push_back(task + "/device:" + type + ":" + std::to_string(i));
-    }
+    // Other device types have no kernels in this process.
+    for (int i = 0; i < counts["CPU"]; ++i)
+      out.push_back(task + "/device:CPU:" + std::to_string(i));
   };
   addTask(kLocalTask);
   for (const std::string &t : tasks)
@@ -188,11 +220,11 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
     // kernel is made; it does not steer placement.
     auto hasKernels = [&](const ir::DeviceSpec &d) {
       for (ir::NodeId id : ids) {
-        const std::string &op = g.node(id).opName();
-        if (kernels.has(op, *d.deviceType))
+        const ir::Node &node = g.node(id);
+        if (kernels.supports(node, *d.deviceType))
           continue;
         for (const std::string &type : deviceTypes)
-          if (kernels.has(op, type))
+          if (kernels.supports(node, type))
             return false;
       }
       return true;
@@ -221,6 +253,8 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
                                        " devices is available"
                                  : "no devices matching that specification are registered in "
                                    "this process";
+      if (req.spec.deviceType == "GPU" && !deviceTypes.count("GPU") && !opts.noGpuReason.empty())
+        why += "; no GPU here: " + opts.noGpuReason;
       if (!opts.allowSoftPlacement)
         return Status(Code::kInvalidArgument,
                       "Cannot assign a device for operation " + where(asker) +
@@ -252,6 +286,10 @@ Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status
     for (ir::NodeId id : ids)
       g.node(id).setAssignedDevice(name);
   }
+  std::vector<char> alone(n, 0);
+  for (const auto &[root, ids] : members)
+    alone[ids.front()] = ids.size() == 1;
+  colocateGenerators(g, kernels, alone);
   return Status::ok();
 }
 

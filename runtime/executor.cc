@@ -59,6 +59,18 @@ struct AsyncCall {
 };
 } // namespace
 
+namespace {
+
+// Host kernels never see device memory: a tensor in it reaching a host
+// executor is an error, not a read of a device address.
+Status deviceTensorError(const ir::Tensor &t, const std::string &what) {
+  return internalError(what + " is in " + t.deviceMemory()->deviceName() +
+                       " memory, which host kernels cannot read (a device tensor must be "
+                       "copied back by a send from its device)");
+}
+
+} // namespace
+
 struct Executor::Step {
   const Executor *exec = nullptr;
   const StepParams *params = nullptr;
@@ -111,8 +123,12 @@ struct Executor::Step {
     for (int o = 0; o < it.numOutputs; ++o) {
       const ir::Tensor &t = values[it.outputStart + o];
       ir::DType want = it.node->outputType(o);
-      if (t.valid() && t.dtype() == want)
+      if (t.valid() && t.dtype() == want && !(t.isOnDevice() && exec->hostMemory_))
         continue;
+      if (t.valid() && t.isOnDevice() && exec->hostMemory_) {
+        recordError(i, deviceTensorError(t, "output " + std::to_string(o)));
+        return false;
+      }
       recordError(i, internalError(
                          "kernel did not produce output " + std::to_string(o) +
                          " as " + std::string(ir::dtypeName(want)) +
@@ -290,6 +306,7 @@ Executor::create(std::shared_ptr<const ir::Graph> graph,
 
   std::unique_ptr<Executor> ex(new Executor);
   ex->opts_ = opts;
+  ex->hostMemory_ = opts.deviceType != "GPU";
   if (!ex->opts_.functions && !g.functions().empty())
     ex->opts_.functions = makeFunctionRuntime(g.functions(), opts);
   const backend::KernelRegistry &kernels =
@@ -387,6 +404,9 @@ Expected<std::vector<ir::Tensor>> Executor::run(const StepParams &params) const 
           std::to_string(feeds_[k].index) + "' has dtype " +
           std::string(ir::dtypeName(v.dtype())) + ", expected " +
           std::string(ir::dtypeName(want)));
+    if (v.isOnDevice() && hostMemory_)
+      return deviceTensorError(v,
+                               "the value fed for '" + graph_->node(feeds_[k].node).name() + "'");
   }
 
   std::unique_ptr<Step> step;
@@ -482,8 +502,15 @@ Expected<std::vector<ir::Tensor>> Executor::run(const StepParams &params) const 
     s.status = Status::ok();
   } else {
     result->reserve(fetchSlots_.size());
-    for (int32_t slot : fetchSlots_)
-      result->push_back(s.values[slot]);
+    for (int32_t slot : fetchSlots_) {
+      // The caller gets host tensors: a GPU partition's fetch comes back.
+      auto host = s.values[slot].toHost();
+      if (!host.hasValue()) {
+        result = host.takeStatus();
+        break;
+      }
+      result->push_back(std::move(*host));
+    }
   }
   for (auto &v : s.values)
     v = ir::Tensor();

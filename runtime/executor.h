@@ -92,6 +92,8 @@ private:
   std::shared_ptr<const ir::Graph> graph_;
   std::vector<ir::Output> feeds_, fetches_;
   ExecutorOptions opts_;
+  /// Whether its kernels read host memory only (not a GPU's executor).
+  bool hostMemory_ = true;
 
   // The immutable plan (see executor.cc for the layout).
   std::vector<Item> items_;

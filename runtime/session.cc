@@ -13,6 +13,7 @@
 #include "passes/placer.h"
 #include "backend/jit/jit.h"
 #include "backend/rendezvous.h"
+#include "runtime/session_devices.h"
 #include "runtime/executor.h"
 
 namespace sluice::rt {
@@ -185,7 +186,7 @@ std::vector<std::string> Session::devices() const {
   if (options_.cluster)
     return options_.cluster->devices();
   SharedLock lock(graphMutex_);
-  return passes::localDevices(*graph_, options_.deviceCount);
+  return sessionDevices(*graph_, options_.deviceCount);
 }
 
 Expected<std::vector<std::string>> Session::placement() const {
@@ -198,9 +199,10 @@ Expected<std::vector<std::string>> Session::placement() const {
     return std::vector<std::string>(static_cast<size_t>(clone->numNodes()), oneDevice());
   passes::PlacementOptions po;
   po.devices = options_.cluster ? options_.cluster->devices()
-                                : passes::localDevices(*clone, options_.deviceCount);
+                                : sessionDevices(*clone, options_.deviceCount);
   po.allowSoftPlacement = options_.allowSoftPlacement;
-  po.kernels = options_.kernels;
+  po.kernels = sessionKernels(options_.kernels, options_.backend, options_.fusion);
+  po.noGpuReason = noGpuReason();
   SLUICE_TRY(passes::placeGraph(*clone, po, nullptr));
   std::vector<std::string> out;
   for (ir::NodeId id = 0; id < clone->numNodes(); ++id)
@@ -227,8 +229,10 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   ctx.options.constantFolding = options_.constantFolding;
   ctx.options.fuseReadDecode = options_.fuseReadDecode;
   ctx.options.devices = options_.cluster ? options_.cluster->devices()
-                                         : passes::localDevices(*clone, options_.deviceCount);
+                                         : sessionDevices(*clone, options_.deviceCount);
   ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
+  ctx.options.kernels = sessionKernels(options_.kernels, options_.backend, options_.fusion);
+  ctx.options.noGpuReason = noGpuReason();
   passes::PipelineOptions po;
   po.place = !options_.ignoreDeviceRequests;
   po.fuse = options_.fusion;
@@ -262,9 +266,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
   }
 
   ExecutorOptions eo;
-  eo.kernels = options_.kernels;
-  if (!eo.kernels && options_.backend == "jit")
-    eo.kernels = &backend::jit::jitKernelRegistry();
+  eo.kernels = sessionKernels(options_.kernels, options_.backend, options_.fusion);
   eo.intraOpThreads =
       options_.intraOpThreads > 0 ? options_.intraOpThreads : hardwareThreads();
   eo.deterministic = options_.deterministic;
@@ -307,6 +309,8 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
     return compiled;
   }
   if (split.parts.size() <= 1) {
+    if (!split.parts.empty()) // each partition's kernels are its device's
+      eo.deviceType = deviceTypeOf(split.parts[0].device);
     SLUICE_ASSIGN_OR_RETURN(
         compiled->executor,
         Executor::create(std::shared_ptr<const ir::Graph>(std::move(clone)),
@@ -336,6 +340,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
     for (ir::NodeId id = 0; id < pg.numNodes(); ++id)
       if (pg.node(id).opName() == "send")
         targetsOf[p].push_back(id);
+    eo.deviceType = deviceTypeOf(split.parts[p].device);
     SLUICE_ASSIGN_OR_RETURN(
         compiled->parts[p].executor,
         Executor::create(std::shared_ptr<const ir::Graph>(std::move(split.parts[p].graph)),

@@ -25,6 +25,7 @@
 
 #include "backend/jit/detail/codegen.h"
 #include "backend/jit/detail/llvm_support.h"
+#include "backend/jit/gpu_program.h"
 #include "backend/jit/jit.h"
 
 extern "C" {
@@ -203,14 +204,43 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   return std::string(ptx.str());
 }
 
+std::string ptxIdentifier(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
 Expected<std::string> emitPtx(const ir::Graph &g, const std::string &arch) {
   return listFusedCode(g, "//", "no GPU code", [&](const ElementProgram &p, const ir::Node &n) {
-    // PTX names are identifiers: the node's name with '_' for the rest.
-    std::string symbol = "sluice_";
-    for (char c : n.name())
-      symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return emitPtx(p, symbol, arch);
+    return emitPtx(p, "sluice_" + ptxIdentifier(n.name()), arch);
   }, kNoRowBuffers);
+}
+
+Expected<GpuProgram> compileGpuProgram(const ir::FunctionDef &body, const std::string &symbol,
+                                       const std::string &arch) {
+  GpuProgram out;
+  SLUICE_ASSIGN_OR_RETURN(out.program, buildElementProgram(body, kNoRowBuffers));
+  // Every session compiling the same cluster gets the same PTX: LLVM runs
+  // once per process for it (and the device loads the module once).
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache; // guarded by mu
+  std::string key = arch + "\n" + symbol + "\n" + out.program.canonicalText();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end())
+      out.ptx = it->second;
+  }
+  if (out.ptx.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(out.ptx, emitPtx(out.program, symbol, arch));
+    std::lock_guard<std::mutex> lock(mu);
+    cache.emplace(key, out.ptx);
+  }
+  for (size_t k = 0; k < out.program.nests.size(); ++k) {
+    out.entries.push_back(nestSymbol(symbol, k));
+    out.counts.push_back(gpuWorkItems(out.program.nests[k]));
+  }
+  return out;
 }
 
 } // namespace sluice::backend::jit

@@ -34,6 +34,28 @@ if expect_rc 0 "log_device_placement" "$sluice" run "$work/logged.sluice"; then
     bad "log_device_placement: no line for sum: $(head -c 300 "$work/err")"
 fi
 
+# --- /gpu:0 without a GPU: soft placement onto the CPU says why --------------
+# SLUICE_CUDA_DRIVER names a library that is not there, so the answer is the
+# same on a machine with a GPU.
+cat >"$work/gpu_soft.sluice" <<'SL'
+with device("/gpu:0") { g = add(constant(1.0), 1.0, name: "g") }
+session(config: config_proto(allow_soft_placement: true, log_device_placement: true)) { print(run(g)) }
+SL
+if SLUICE_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect_rc 0 "gpu soft placement" "$sluice" run "$work/gpu_soft.sluice"; then
+  grep -qx '2.' "$work/out" || bad "gpu soft placement: wrong result: $(cat "$work/out")"
+  grep -q "note: soft placement: 'g' .* requested '/device:GPU:0' .*; no GPU here: cannot open the CUDA driver (/nonexistent/libcuda.so.1: .*); placed on /job:localhost/replica:0/task:0/device:CPU:0" "$work/err" ||
+    bad "gpu soft placement: no note saying why: $(head -c 600 "$work/err")"
+  grep -q '^g: (add): /job:localhost/replica:0/task:0/device:CPU:0$' "$work/err" ||
+    bad "gpu soft placement: g not logged on CPU:0: $(head -c 600 "$work/err")"
+fi
+cat >"$work/gpu_hard.sluice" <<'SL'
+with device("/gpu:0") { g = add(constant(1.0), 1.0, name: "g") }
+session { print(run(g)) }
+SL
+SLUICE_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect_rc 1 "gpu without soft placement" "$sluice" run "$work/gpu_hard.sluice"
+grep -q "Could not satisfy explicit device specification '/device:GPU:0' because no devices matching that specification are registered in this process; no GPU here: cannot open the CUDA driver" "$work/err" ||
+  bad "gpu without soft placement: error does not say why: $(head -c 600 "$work/err")"
+
 # --- compile --emit partitions, dot (by device), cost -------------------------
 # x and the matmul on the worker, w on ps task 0; w also feeds worker CPU:1,
 # and a ps op waits on the worker's loss: 3 transfers (2 tensors, 1 control).
