@@ -1,5 +1,6 @@
 // bench/gpu_bench.cc: on GPU:0, when there is one: the fused kernels of
-// y = relu(a * x + b) and of softmax's elementwise pass exp(x - m) over
+// y = relu(a * x + b), of softmax's elementwise pass exp(x - m), and of a
+// whole softmax over rows of 1024 (one row program: a thread a row) over
 // 64M floats, launched as the GPU backend launches them (PTX from the
 // fusion pass's cluster), in GB/s (8 bytes an element: x read, y written)
 // against the device's memory bandwidth measured in the same run by a
@@ -219,12 +220,28 @@ int main(int argc, char **argv) {
   ir::Output ys = add(*soft, "exp", {add(*soft, "subtract", {xs, scalar(*soft, 5.0f)})});
   double softS = timeKernel(d, clusterOf(std::move(soft), ys, arch), *x, {5.0f});
 
+  // The whole softmax: rows of 1024, or shorter ones when the run is small
+  // (a GPU takes a row reduction from 4096 rows on).
+  int64_t rowLen = elements / 1024 >= 4096 ? 1024 : std::max<int64_t>(1, elements / 4096);
+  int64_t rows = elements / rowLen;
+  auto rowSoft = std::make_unique<ir::Graph>();
+  ir::Output xrow = add(*rowSoft, "placeholder", {}, {{"dtype", ir::DType::kF32}, {"shape", ir::Shape({rows, rowLen})}});
+  ir::AttrMap byRow = {{"axis", std::vector<int64_t>{1}}, {"keepdims", true}};
+  ir::Output erow = add(*rowSoft, "exp", {add(*rowSoft, "subtract", {xrow, add(*rowSoft, "reduce_max", {xrow}, byRow)})});
+  ir::Output yrow = add(*rowSoft, "divide", {erow, add(*rowSoft, "reduce_sum", {erow}, byRow)});
+  double rowS = timeKernel(d, clusterOf(std::move(rowSoft), yrow, arch), *x, {});
+  std::fprintf(stderr, "bench_gpu: softmax over %lld rows of %lld\n", static_cast<long long>(rows),
+               static_cast<long long>(rowLen));
+
   double reluGBs = 8.0 * elements / reluS / 1e9, softGBs = 8.0 * elements / softS / 1e9;
+  double rowGBs = 8.0 * static_cast<double>(rows * rowLen) / rowS / 1e9;
   std::printf("BENCH gpu_dtod_copy_GBps %.1f GB/s ratio=%.3f goal=0.9\n", dtod, dtod / kH200GBs);
   std::printf("BENCH gpu_relu_axb_fused_GBps %.1f GB/s ratio=%.3f goal=0.8\n", reluGBs,
               reluGBs / dtod);
   std::printf("BENCH gpu_softmax_exp_pass_fused_GBps %.1f GB/s ratio=%.3f goal=0.8\n", softGBs,
               softGBs / dtod);
+  std::printf("BENCH gpu_softmax_rows_fused_GBps %.1f GB/s ratio=%.3f goal=0.8\n", rowGBs,
+              rowGBs / dtod);
   if (double gf = gemmRate(d, 4096); gf > 0)
     std::printf("BENCH gpu_matmul_4096_sgemm_GFLOPs %.0f GFLOP/s ratio=%.3f goal=0.5\n", gf,
                 gf / kH200Fp32GFs);

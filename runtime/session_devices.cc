@@ -12,14 +12,23 @@ namespace sluice::rt {
 
 namespace {
 
+// A reduction's GPU code takes a thread per output element (a row
+// program, a thread per row), folding in the CPU kernel's order: below
+// this many outputs too few threads run for the device to pay off.
+constexpr int64_t kMinGpuReductionOutputs = 4096;
+
 // What a GPU claims: the ops fusion puts in a GPU cluster (elementwise,
 // of a known rank; dims known only at run time get PTX per set of call
-// shapes). Reductions stay on the CPU (fusion never joins ops across
-// devices): their GPU code takes a thread per output element or row, so a
-// full reduction would run on one thread.
+// shapes), and reductions with kMinGpuReductionOutputs fixed outputs or
+// more. Other reductions stay on the CPU (fusion never joins ops across
+// devices).
 bool gpuElementwise(const ir::Node &n) {
-  if (!passes::isFusibleOp(n) || n.opName().rfind("reduce_", 0) == 0)
+  if (!passes::isFusibleOp(n))
     return false;
+  if (n.opName().rfind("reduce_", 0) == 0) {
+    const ir::Shape &s = n.outputShape(0);
+    return s.isFullyDefined() && s.numElements() >= kMinGpuReductionOutputs;
+  }
   for (const ir::Shape &s : n.outputShapes())
     if (!s.hasRank())
       return false;

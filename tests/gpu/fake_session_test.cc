@@ -282,7 +282,7 @@ TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   ASSERT_TRUE(placed.hasValue()) << placed.status().toString();
   EXPECT_EQ((*placed)[x.node], kCpu0);  // no GPU kernel
   EXPECT_EQ((*placed)[y.node], kGpu0);  // elementwise with static shapes
-  EXPECT_EQ((*placed)[s.node], kCpu0);  // reductions have no PTX yet
+  EXPECT_EQ((*placed)[s.node], kCpu0);  // a reduction to one value: one GPU thread
   EXPECT_EQ((*placed)[str.node], kCpu0); // strings stay on the host
   // A constant goes where its readers are (TF's generator heuristic).
   EXPECT_EQ((*placed)[k.node], kGpu0);
@@ -291,6 +291,26 @@ TEST_F(FakeSessionTest, PlacementPrefersTheGpuForOpsItHasCodeFor) {
   hidden.deviceCount = {{"GPU", 0}};
   auto cpuOnly = rt::Session::create(&g, nullptr, hidden);
   EXPECT_EQ((*(*cpuOnly)->placement())[y.node], kCpu0);
+}
+
+// A reduction with enough outputs (a thread each) goes to the GPU, rows
+// of a softmax too; fewer outputs stay on the CPU.
+TEST_F(FakeSessionTest, ReductionsWithManyOutputsGoToTheGpu) {
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {8192, 16});
+  ir::AttrMap rows = {{"axis", std::vector<int64_t>{1}}, {"keepdims", true}};
+  ir::Output mx = add(g, "reduce_max", {x}, rows);
+  ir::Output e = add(g, "exp", {add(g, "subtract", {x, mx})});
+  ir::Output sum = add(g, "reduce_sum", {e}, rows);
+  ir::Output y = add(g, "divide", {e, sum});
+  ir::Output cols = add(g, "reduce_mean", {y}, {{"axis", std::vector<int64_t>{0}}});
+  auto sess = rt::Session::create(&g, nullptr, {});
+  ASSERT_TRUE(sess.hasValue());
+  auto placed = (*sess)->placement();
+  ASSERT_TRUE(placed.hasValue()) << placed.status().toString();
+  for (ir::Output o : {mx, e, sum, y})
+    EXPECT_EQ((*placed)[o.node], kGpu0) << g.node(o.node).name();
+  EXPECT_EQ((*placed)[cols.node], kCpu0); // 16 outputs
 }
 
 TEST_F(FakeSessionTest, ABodyTheDeviceCannotLoadRunsOnTheHost) {

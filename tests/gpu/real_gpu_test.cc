@@ -143,6 +143,34 @@ TEST_F(RealGpuTest, MatmulMatchesTheCpu) {
     }
 }
 
+// Reductions with enough outputs run on the GPU, a thread per output (and
+// a softmax as one row program, a thread per row), folding in the CPU
+// kernel's order: sums of the same values match to the stated ulps.
+TEST_F(RealGpuTest, ReductionsAndSoftmaxMatchTheInterpreter) {
+  for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"})
+    for (ir::DType t : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI32})
+      for (bool keep : {false, true})
+        check(op, {t}, {{8192, 33}}, {{"axis", std::vector<int64_t>{1}}, {"keepdims", keep}});
+  EXPECT_GE(gpuCases_, 24);
+
+  ir::Graph g;
+  ir::Output x = placeholder(g, ir::DType::kF32, {8192, 100});
+  ir::AttrMap rows = {{"axis", std::vector<int64_t>{1}}, {"keepdims", true}};
+  ir::Output e = add(g, "exp", {add(g, "subtract", {x, add(g, "reduce_max", {x}, rows)})});
+  ir::Output y = add(g, "divide", {e, add(g, "reduce_sum", {e}, rows)});
+  std::vector<std::pair<ir::Output, ir::Tensor>> feeds = {
+      {x, randomTensor(ir::DType::kF32, {8192, 100}, rng_)}};
+  auto want = jittest::runWith(g, {"interp", false}, feeds, {y});
+  auto before = gpu::stats();
+  auto got = jittest::runWith(g, {"jit", true}, feeds, {y});
+  auto after = gpu::stats();
+  ASSERT_TRUE(want.hasValue() && got.hasValue()) << got.status().toString();
+  EXPECT_GT(after.launches, before.launches);
+  EXPECT_EQ(after.hostFallbacks, before.hostFallbacks);
+  // exp from libdevice, then a sum of 100 of them and a divide.
+  EXPECT_LE(maxUlps((*want)[0], (*got)[0]), kTranscendentalUlps + 4);
+}
+
 TEST_F(RealGpuTest, CopiesRoundTrip) {
   auto d = *gpu::device(0);
   ir::Tensor host = randomTensor(ir::DType::kF32, {1 << 22}, rng_);
