@@ -3,7 +3,9 @@
 # (issue #8): builds only what they need (-j16), then runs the GPU tests
 # (the fake-driver ones, and the real-GPU ones, which skip without a GPU
 # and say why), the JIT's PTX and GPU-simulation tests, and bench_gpu.
-# Prints the device; exits non-zero on the first failure.
+# Prints the device; exits non-zero on the first failure. On a machine
+# without the build's dependencies (the device machines lent to this
+# project), use scripts/gpu_bundle.sh here and .gpu-bundle/run.sh there.
 #   scripts/gpu_check.sh [--full] [build-dir]
 # --full also builds everything and runs the whole suite with the GPU
 # visible (the language tests that assert CPU placements of unrequested

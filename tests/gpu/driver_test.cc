@@ -77,8 +77,10 @@ TEST_F(DriverTest, CublasOpensAtRunTimeToo) {
 }
 
 TEST_F(DriverTest, AFakeLibcudaIsOpenedByItsPath) {
-  // tests/gpu/fake_libcuda.cc: the fake behind the driver's own symbols.
-  ::setenv("SLUICE_CUDA_DRIVER", SLUICE_FAKE_CUDA, 1);
+  // tests/gpu/fake_libcuda.cc: the fake behind the driver's own symbols
+  // ($SLUICE_FAKE_CUDA where the build tree is not: scripts/gpu_bundle.sh).
+  const char *fake = std::getenv("SLUICE_FAKE_CUDA");
+  ::setenv("SLUICE_CUDA_DRIVER", fake && *fake ? fake : SLUICE_FAKE_CUDA, 1);
   gpu::resetForTesting();
   ::unsetenv("SLUICE_CUDA_DRIVER");
   ASSERT_EQ(gpu::deviceCount(), 1) << gpu::unavailableReason();
