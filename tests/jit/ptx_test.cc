@@ -115,8 +115,9 @@ TEST(PtxTest, PtxasAssemblesTheKernels) {
   m = fused(std::move(m), f);
   auto mathPtx = backend::jit::emitPtx(*m, "sm_90");
   ASSERT_TRUE(mathPtx.hasValue()) << mathPtx.status().toString();
-  if (mathPtx->find("no GPU code") == std::string::npos)
+  if (mathPtx->find("no GPU code") == std::string::npos) {
     EXPECT_EQ(assemble(*mathPtx), "");
+  }
 }
 
 // A reduction ending a cluster (a thread per output element) and a row
