@@ -68,20 +68,8 @@ void FusedInterpreter::run(KernelContext &ctx) const {
     inputs.clear();
     for (int slot : s.inputSlots)
       inputs.push_back(&slots[slot]);
-    KernelContext::Params p;
-    p.node = s.node;
-    p.inputs = inputs.data();
-    p.numInputs = static_cast<int>(inputs.size());
-    p.outputs = &slots[s.outputStart];
-    p.numOutputs = s.node->numOutputs();
-    p.resources = ctx.resources();
-    p.cancellation = ctx.cancellation();
-    p.intraOpThreads = ctx.intraOpThreads();
-    p.stepId = ctx.stepId();
-    p.functions = ctx.functions();
-    p.rendezvous = ctx.rendezvous();
-    p.deterministic = ctx.deterministic();
-    KernelContext inner(p);
+    KernelContext inner = ctx.nested(*s.node, inputs.data(), static_cast<int>(inputs.size()),
+                                     &slots[s.outputStart], s.node->numOutputs());
     s.kernel->compute(inner);
     if (!inner.ok()) {
       Status st = inner.status();

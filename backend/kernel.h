@@ -66,6 +66,20 @@ public:
   /// logical buffer), and unseeded random kernels fail instead.
   bool deterministic() const { return p_.deterministic; }
 
+  /// The context of a kernel this one runs itself (an op of a fused body,
+  /// the host kernel behind a GPU one): the same step, resources and
+  /// settings, with its own node, inputs and outputs.
+  KernelContext nested(const ir::Node &node, const ir::Tensor *const *inputs, int numInputs,
+                       ir::Tensor *outputs, int numOutputs) const {
+    Params p = p_;
+    p.node = &node;
+    p.inputs = inputs;
+    p.numInputs = numInputs;
+    p.outputs = outputs;
+    p.numOutputs = numOutputs;
+    return KernelContext(p);
+  }
+
   /// Records a failure; the executor adds the node name and location.
   void fail(Status s) {
     if (status_.isOk())

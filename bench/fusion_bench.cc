@@ -20,6 +20,7 @@
 
 #include "backend/jit/jit.h"
 #include "bench/peers.h"
+#include "bench/bench_graph.h"
 #include "runtime/session.h"
 
 using namespace sluice;
@@ -33,22 +34,9 @@ constexpr float kA = 1.5f, kB = -0.25f;
 
 ir::Output add(ir::Graph &g, const std::string &op, std::vector<ir::Output> inputs,
                ir::AttrMap attrs = {}) {
-  ir::NodeSpec spec;
-  spec.name = g.uniqueName(op);
-  spec.op = op;
-  spec.inputs = std::move(inputs);
-  spec.attrs = std::move(attrs);
-  auto n = g.addNode(std::move(spec));
-  if (!n.hasValue()) {
-    std::fprintf(stderr, "%s\n", n.status().toString().c_str());
-    std::exit(1);
-  }
-  return {(*n)->id(), 0};
+  return bench::addOp(g, op, std::move(inputs), std::move(attrs));
 }
-
-ir::Output scalar(ir::Graph &g, float v) {
-  return add(g, "constant", {}, {{"value", ir::Tensor::scalar<float>(v)}, {"dtype", ir::DType::kF32}});
-}
+ir::Output scalar(ir::Graph &g, float v) { return bench::scalarF32(g, v); }
 
 double gbps(double seconds) { return kN * 8.0 / seconds / 1e9; }
 

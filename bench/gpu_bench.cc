@@ -16,6 +16,7 @@
 #include "backend/gpu/blas.h"
 #include "backend/gpu/platform.h"
 #include "backend/jit/gpu_program.h"
+#include "bench/bench_graph.h"
 #include "passes/pipeline.h"
 #include "runtime/session_devices.h"
 
@@ -36,24 +37,11 @@ double seconds(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-ir::Output add(ir::Graph &g, const std::string &op, std::vector<ir::Output> in,
+ir::Output add(ir::Graph &g, const std::string &op, std::vector<ir::Output> inputs,
                ir::AttrMap attrs = {}) {
-  ir::NodeSpec s;
-  s.name = g.uniqueName(op);
-  s.op = op;
-  s.inputs = std::move(in);
-  s.attrs = std::move(attrs);
-  auto n = g.addNode(std::move(s));
-  if (!n.hasValue()) {
-    std::fprintf(stderr, "%s\n", n.status().toString().c_str());
-    std::exit(1);
-  }
-  return {(*n)->id(), 0};
+  return bench::addOp(g, op, std::move(inputs), std::move(attrs));
 }
-
-ir::Output scalar(ir::Graph &g, float v) {
-  return add(g, "constant", {}, {{"value", ir::Tensor::scalar<float>(v)}, {"dtype", ir::DType::kF32}});
-}
+ir::Output scalar(ir::Graph &g, float v) { return bench::scalarF32(g, v); }
 
 void die(const Status &s) {
   std::fprintf(stderr, "bench_gpu: %s\n", s.toString().c_str());

@@ -34,20 +34,8 @@ void HostKernel::compute(KernelContext &ctx) {
     ins.push_back(&hostIns[k]);
   }
   std::vector<ir::Tensor> outs(static_cast<size_t>(ctx.numOutputs()));
-  KernelContext::Params p;
-  p.node = &node();
-  p.inputs = ins.data();
-  p.numInputs = ctx.numInputs();
-  p.outputs = outs.data();
-  p.numOutputs = ctx.numOutputs();
-  p.resources = ctx.resources();
-  p.cancellation = ctx.cancellation();
-  p.intraOpThreads = ctx.intraOpThreads();
-  p.stepId = ctx.stepId();
-  p.functions = ctx.functions();
-  p.rendezvous = ctx.rendezvous();
-  p.deterministic = ctx.deterministic();
-  KernelContext hostCtx(p);
+  KernelContext hostCtx =
+      ctx.nested(node(), ins.data(), ctx.numInputs(), outs.data(), ctx.numOutputs());
   host_->compute(hostCtx);
   if (!hostCtx.ok())
     return ctx.fail(hostCtx.status());

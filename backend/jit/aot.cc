@@ -9,9 +9,7 @@
 #include <map>
 
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -267,19 +265,13 @@ Expected<AotObject> compileAheadOfTime(const ir::Graph &g, const AotSignature &s
   }
   b.CreateRet(b.getInt32(0));
 
-  std::string why;
-  llvm::raw_string_ostream vs(why);
-  if (llvm::verifyModule(*m, &vs))
-    return Status(Code::kInternal, "the generated module is invalid: " + vs.str());
+  SLUICE_TRY(verifyGenerated(*m, "the generated module"));
   llvm::internalizeModule(*m, [&](const llvm::GlobalValue &v) { return v.getName() == sig.function; });
   optimizeModule(*m, tm.get());
-  llvm::SmallString<0> object;
-  llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile))
-    return Status(Code::kInternal, "the host target cannot write object files");
-  pm.run(*m);
-  return AotObject{std::string(object.str()), headerText(g, sig, headerName)};
+  SLUICE_ASSIGN_OR_RETURN(std::string object,
+                          emitMachineCode(*m, tm.get(), false,
+                                          "the host target cannot write object files"));
+  return AotObject{std::move(object), headerText(g, sig, headerName)};
 }
 
 } // namespace sluice::backend::jit

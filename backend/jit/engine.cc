@@ -14,9 +14,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -28,21 +26,15 @@
 
 namespace sluice::backend::jit {
 
-namespace {
-
-Status llvmError(const std::string &what, llvm::Error e) {
-  return Status(Code::kInternal, what + ": " + llvm::toString(std::move(e)));
-}
-
-bool logEnabled() {
+void jitLog(const std::string &line) {
   const char *v = std::getenv("SLUICE_JIT_LOG");
-  return v && *v && std::string(v) != "0";
-}
-
-void log(const std::string &line) {
-  if (logEnabled())
+  if (v && *v && std::string(v) != "0")
     std::cerr << "sluice-jit: " << line << "\n";
 }
+
+namespace {
+
+void log(const std::string &line) { jitLog(line); }
 
 std::string hex(uint64_t v) {
   char buf[17];
@@ -166,23 +158,14 @@ private:
     std::unique_ptr<llvm::Module> m = generateCpuModule(p, symbol, ctx);
     m->setDataLayout(tm_->createDataLayout());
     m->setTargetTriple(tm_->getTargetTriple().str());
-    std::string verifyErr;
-    llvm::raw_string_ostream vs(verifyErr);
-    if (llvm::verifyModule(*m, &vs))
-      return Status(Code::kInternal, "generated code for '" + p.name + "' is invalid: " + verifyErr);
+    SLUICE_TRY(verifyGenerated(*m, "generated code for '" + p.name + "'"));
     optimizeModule(*m, tm_.get());
     if (irOut) {
       llvm::raw_string_ostream os(*irOut);
       m->print(os, nullptr);
       return std::string();
     }
-    llvm::SmallVector<char, 0> buf;
-    llvm::raw_svector_ostream os(buf);
-    llvm::legacy::PassManager pm;
-    if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile))
-      return Status(Code::kInternal, "LLVM cannot emit an object file for this CPU");
-    pm.run(*m);
-    return std::string(buf.begin(), buf.end());
+    return emitMachineCode(*m, tm_.get(), false, "LLVM cannot emit an object file for this CPU");
   }
 
   // Each object gets a JITDylib of its own: one that fails to link is

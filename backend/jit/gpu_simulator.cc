@@ -6,7 +6,6 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -14,14 +13,6 @@
 #include "backend/jit/detail/llvm_support.h"
 
 namespace sluice::backend::jit {
-
-namespace {
-
-Status fromLlvm(const std::string &what, llvm::Error e) {
-  return Status(Code::kInternal, what + ": " + llvm::toString(std::move(e)));
-}
-
-} // namespace
 
 Status simulateGpuKernels(const ElementProgram &p, const std::vector<void *> &buffers,
                           int blocks, int threadsPerBlock) {
@@ -35,28 +26,25 @@ Status simulateGpuKernels(const ElementProgram &p, const std::vector<void *> &bu
       generateGpuModule(p, "sluice_sim", *ctx, GpuTarget::kHostSimulation);
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(tm->getTargetTriple().str());
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(*m, &es))
-    return Status(Code::kInternal, "GPU code for '" + p.name + "' is invalid: " + es.str());
+  SLUICE_TRY(verifyGenerated(*m, "GPU code for '" + p.name + "'"));
   optimizeModule(*m, tm.get());
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
-    return fromLlvm("cannot start the LLVM JIT", jit.takeError());
+    return llvmError("cannot start the LLVM JIT", jit.takeError());
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!gen)
-    return fromLlvm("cannot search this process's symbols", gen.takeError());
+    return llvmError("cannot search this process's symbols", gen.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
   if (llvm::Error e =
           (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-    return fromLlvm("cannot add the module", std::move(e));
+    return llvmError("cannot add the module", std::move(e));
   using Kernel = void (*)(void **, int64_t, int64_t, int64_t, int64_t, int64_t);
   std::vector<void *> args = buffers;
   for (size_t k = 0; k < p.nests.size(); ++k) {
     auto addr = (*jit)->lookup(nestSymbol("sluice_sim", k));
     if (!addr)
-      return fromLlvm("cannot link " + nestSymbol("sluice_sim", k), addr.takeError());
+      return llvmError("cannot link " + nestSymbol("sluice_sim", k), addr.takeError());
     auto kernel = addr->toPtr<Kernel>();
     int64_t items = gpuWorkItems(p.nests[k]);
     for (int b = 0; b < blocks; ++b)

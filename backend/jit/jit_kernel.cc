@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -21,10 +20,6 @@ namespace {
 std::atomic<int64_t> interpretedCount{0};
 std::atomic<int64_t> specializedCount{0};
 
-bool jitLog() {
-  const char *v = std::getenv("SLUICE_JIT_LOG");
-  return v && *v && std::string(v) != "0";
-}
 
 // Below this many elements per thread, a thread costs more than it saves.
 constexpr int64_t kMinElementsPerThread = int64_t(1) << 18;
@@ -79,9 +74,7 @@ private:
     std::lock_guard<std::mutex> lock(mu_);
     if (!why.isOk()) {
       ++interpretedCount;
-      if (jitLog())
-        std::cerr << "sluice-jit: interpreting " << def_->name << " for " << shapesText(dims)
-                  << ": " << why.message() << "\n";
+      jitLog("interpreting " + def_->name + " for " + shapesText(dims) + ": " + why.message());
     }
     if (!interp_) {
       auto in = FusedInterpreter::create(def_, kernelRegistry());
@@ -195,8 +188,7 @@ private:
     } else {
       why = program.takeStatus();
     }
-    if (jitLog())
-      std::cerr << "sluice-jit: interpreting " << (*def)->name << ": " << why.message() << "\n";
+    jitLog("interpreting " + (*def)->name + ": " + why.message());
     auto in = FusedInterpreter::create(*def, kernelRegistry());
     if (!in.hasValue()) {
       failed_ = in.takeStatus();

@@ -4,8 +4,13 @@
 #include <algorithm>
 #include <vector>
 
+#include <llvm/ADT/SmallString.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/MC/SubtargetFeature.h>
+#include <llvm/Support/Error.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -60,6 +65,30 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine *tm) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+Status llvmError(const std::string &what, llvm::Error e) {
+  return Status(Code::kInternal, what + ": " + llvm::toString(std::move(e)));
+}
+
+Status verifyGenerated(llvm::Module &m, const std::string &what) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (llvm::verifyModule(m, &os))
+    return Status(Code::kInternal, what + " is invalid: " + os.str());
+  return Status::ok();
+}
+
+Expected<std::string> emitMachineCode(llvm::Module &m, llvm::TargetMachine *tm, bool assembly,
+                                      const std::string &cannot) {
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr,
+                              assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile))
+    return Status(Code::kInternal, cannot);
+  pm.run(m);
+  return std::string(out.str());
 }
 
 } // namespace sluice::backend::jit

@@ -12,9 +12,7 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -188,20 +186,9 @@ Expected<std::string> emitPtx(const ElementProgram &p, const std::string &symbol
   std::unique_ptr<llvm::Module> m = generateGpuModule(p, symbol, ctx);
   m->setDataLayout(tm->createDataLayout());
   SLUICE_TRY(resolveMath(*m, p));
-  {
-    std::string why;
-    llvm::raw_string_ostream os(why);
-    if (llvm::verifyModule(*m, &os))
-      return Status(Code::kInternal, "generated GPU code for " + p.name + " is invalid: " + os.str());
-  }
+  SLUICE_TRY(verifyGenerated(*m, "generated GPU code for " + p.name));
   optimizeModule(*m, tm);
-  llvm::SmallString<0> ptx;
-  llvm::raw_svector_ostream os(ptx);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
-    return Status(Code::kInternal, "the NVPTX target cannot write assembly");
-  pm.run(*m);
-  return std::string(ptx.str());
+  return emitMachineCode(*m, tm, true, "the NVPTX target cannot write assembly");
 }
 
 std::string ptxIdentifier(const std::string &s) {

@@ -185,9 +185,10 @@ private:
     return rowDims_ != shape_.input && body_.node(id).outputShape(0).dims() == rowDims_;
   }
 
-  // Members computed from `roots` within one stage: the walk stops at
-  // parameters and reductions (earlier stages' row values).
-  std::set<ir::NodeId> reachable(const std::vector<ir::Output> &roots) const {
+  // Visits the members under `roots` once each, skipping parameters and
+  // reductions (earlier stages' row values); `visit(id)` says whether to
+  // go on into id's operands.
+  template <typename F> void walkMembers(const std::vector<ir::Output> &roots, F visit) const {
     std::set<ir::NodeId> seen;
     std::vector<ir::NodeId> work;
     for (const ir::Output &o : roots)
@@ -196,46 +197,42 @@ private:
       ir::NodeId id = work.back();
       work.pop_back();
       if (argIndex_.count(id) || isReductionOp(body_.node(id).opName()) ||
-          !seen.insert(id).second)
+          !seen.insert(id).second || !visit(id))
         continue;
       for (const ir::Output &in : body_.node(id).inputs())
         work.push_back(in.node);
     }
-    return seen;
+  }
+
+  // Members computed from `roots` within one stage.
+  std::set<ir::NodeId> reachable(const std::vector<ir::Output> &roots) const {
+    std::set<ir::NodeId> members;
+    walkMembers(roots, [&](ir::NodeId id) { return members.insert(id).second; });
+    return members;
   }
 
   // Stage `s` reads values an earlier stage computes: the topmost of them
   // get a buffer while the budget lasts.
   void chooseBuffers(size_t s, const std::vector<ir::Output> &roots) {
-    std::set<ir::NodeId> seen;
-    std::vector<ir::NodeId> work;
-    for (const ir::Output &o : roots)
-      work.push_back(o.node);
-    while (!work.empty()) {
-      ir::NodeId id = work.back();
-      work.pop_back();
-      const ir::Node &n = body_.node(id);
-      if (argIndex_.count(id) || isReductionOp(n.opName()) || !seen.insert(id).second)
-        continue;
-      if (!rowValued(id) && !bufferOf_.count(id)) {
-        size_t first = s;
-        for (size_t i = 0; i < s && first == s; ++i)
-          if (reach_[i].count(id))
-            first = i;
-        int64_t bytes = rows_.length * static_cast<int64_t>(ir::dtypeSize(n.outputType(0)));
-        if (first < s && bufferBytes_ + bytes <= budget_) {
-          bufferBytes_ += bytes;
-          bufferOf_[id] = static_cast<int>(rows_.bufferTypes.size());
-          firstStage_[id] = first;
-          rows_.bufferTypes.push_back(n.outputType(0));
-          continue;
-        }
-      } else if (bufferOf_.count(id)) {
-        continue;
-      }
-      for (const ir::Output &in : n.inputs())
-        work.push_back(in.node);
-    }
+    walkMembers(roots, [&](ir::NodeId id) {
+      if (bufferOf_.count(id))
+        return false; // kept already: nothing under it is recomputed
+      if (rowValued(id))
+        return true;
+      size_t first = s;
+      for (size_t i = 0; i < s && first == s; ++i)
+        if (reach_[i].count(id))
+          first = i;
+      ir::DType t = body_.node(id).outputType(0);
+      int64_t bytes = rows_.length * static_cast<int64_t>(ir::dtypeSize(t));
+      if (first == s || bufferBytes_ + bytes > budget_)
+        return true; // this stage computes it (first here, or no room)
+      bufferBytes_ += bytes;
+      bufferOf_[id] = static_cast<int>(rows_.bufferTypes.size());
+      firstStage_[id] = first;
+      rows_.bufferTypes.push_back(t);
+      return false;
+    });
   }
 
   // The instruction of `st` (the next stage of rows_; `stage` is its

@@ -113,8 +113,9 @@ TEST_F(FakeSessionTest, ElementwiseOpsRunAsOneFusedKernelOnTheGpu) {
   EXPECT_NE(fake().modules[0].find(".target sm_80"), std::string::npos); // the fake's 8.0
   EXPECT_NE(fake().modules[0].find(".entry " + fake().launches[0].entry), std::string::npos);
   // What a real driver would have been given assembles for that target.
-  if (auto verdict = gputest::assemblePtx(fake().modules[0], "sm_80"))
+  if (auto verdict = gputest::assemblePtx(fake().modules[0], "sm_80")) {
     EXPECT_EQ(*verdict, "") << fake().modules[0];
+  }
   EXPECT_GE(fake().htod, 1); // x across
   EXPECT_GE(fake().dtoh, 2); // y to reduce_sum's CPU, and y fetched
 }

@@ -133,8 +133,9 @@ TEST(PtxTest, ReductionsAndRowProgramsHaveGpuCode) {
   ASSERT_TRUE(ptx.hasValue()) << ptx.status().toString();
   EXPECT_EQ(ptx->find("no GPU code"), std::string::npos) << *ptx;
   EXPECT_NE(ptx->find(".entry"), std::string::npos) << *ptx;
-  if (!ptxasPath().empty())
+  if (!ptxasPath().empty()) {
     EXPECT_EQ(assemble(*ptx), "");
+  }
 
   auto s = std::make_unique<ir::Graph>();
   ir::Output y = placeholder(*s, ir::DType::kF32, {64, 100});
@@ -146,8 +147,9 @@ TEST(PtxTest, ReductionsAndRowProgramsHaveGpuCode) {
   auto rowPtx = backend::jit::emitPtx(*s, "sm_90");
   ASSERT_TRUE(rowPtx.hasValue()) << rowPtx.status().toString();
   EXPECT_EQ(rowPtx->find("no GPU code"), std::string::npos) << *rowPtx;
-  if (!ptxasPath().empty())
+  if (!ptxasPath().empty()) {
     EXPECT_EQ(assemble(*rowPtx), "");
+  }
 }
 
 TEST(PtxTest, UnknownArchitectureIsAnError) {

@@ -12,6 +12,10 @@
 
 namespace sluice::backend::jit {
 
+/// With $SLUICE_JIT_LOG set (and not "0"): `line` on stderr after
+/// "sluice-jit: ", what the JIT compiled, loaded or left to the interpreter.
+void jitLog(const std::string &line);
+
 class Engine {
 public:
   /// The process-wide engine (made on first use; never destroyed, so
