@@ -4,10 +4,8 @@
 
 #include "api/detail/program_impl.h"
 #include "frontend/diagnostics.h"
-#include "frontend/eval/interp.h"
-#include "frontend/eval/objects.h"
-#include "frontend/eval/pipeline_objects.h"
-#include "frontend/detail/driver_support.h"
+#include "driver/detail/driver_support.h"
+#include "driver/task_flags.h"
 #include "frontend/evaluator.h"
 #include "ir/text/printer.h"
 #include "support/large_stack.h"
@@ -17,7 +15,7 @@ namespace sluice {
 namespace {
 
 /// `--set` values: numbers, booleans and none keep their type; anything
-/// else is a string (as frontend/driver.cc reads them).
+/// else is a string (as the driver reads --set).
 frontend::Value parseGlobal(const std::string &text) {
   using frontend::Value;
   if (text == "true" || text == "false")
@@ -43,28 +41,16 @@ frontend::Value parseGlobal(const std::string &text) {
 
 /// The collections and names a session needs, copied out of the
 /// evaluator before it goes.
-void extract(frontend::EvaluatorImpl &ev, Program::Impl &p) {
-  using frontend::Value;
-  frontend::GraphContext &g = *ev.topGraph;
+void extract(frontend::Evaluator &ev, Program::Impl &p) {
+  frontend::GraphContext &g = ev.graph();
   p.graph = g.graph->clone();
   for (const auto &v : g.globalVariables)
     p.initializers.push_back(v.initializer);
   for (const auto &v : g.localVariables)
     p.initializers.push_back(v.initializer);
-  for (const auto &o : g.queueRunners) {
-    auto qr = std::dynamic_pointer_cast<frontend::QueueRunnerObject>(o);
-    if (!qr || qr->graph != &g)
-      continue;
-    p.queueRunners.push_back({qr->enqueueOps, qr->closeOp, qr->cancelOp});
-  }
-  for (const auto &[name, v] : ev.globals->vars()) {
-    if (v.is(Value::kTensor) && v.asTensor().graph == &g)
-      p.globals[name] = {v.asTensor().out, false};
-    else if (v.is(Value::kOp) && v.asOp().graph == &g)
-      p.globals[name] = {{v.asOp().node, 0}, true};
-    else if (auto var = v.objectAs<frontend::VariableObject>(); var && var->graph == &g)
-      p.globals[name] = {var->info.readValue, false};
-  }
+  p.queueRunners = ev.queueRunners();
+  for (const auto &[name, ref] : ev.topLevelNames())
+    p.globals[name] = {ref.out, ref.isOp};
 }
 
 Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::string *source,
@@ -78,6 +64,7 @@ Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::
     eo.mode = opts.runSessionBlocks ? frontend::EvalMode::kRun : frontend::EvalMode::kCompile;
     eo.out = opts.out;
     eo.err = opts.err;
+    eo.clusterHost = driver::defaultClusterHost(opts.err);
     for (const auto &[k, v] : opts.globals)
       eo.globals.emplace_back(k, parseGlobal(v));
     Status s;
@@ -85,7 +72,7 @@ Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::
       frontend::Evaluator ev(eo, diags);
       s = source ? ev.runSource(path, *source) : ev.runFile(path);
       if (s.isOk() && !diags.hasErrors())
-        extract(ev.impl(), *impl);
+        extract(ev, *impl);
     }
     if (s.isOk() && !diags.hasErrors())
       return;
@@ -97,7 +84,7 @@ Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::
         return;
       }
     }
-    frontend::detail::reportStatus(s, diags, text);
+    driver::detail::reportStatus(s, diags, text);
     std::string shown = text.str();
     if (!shown.empty() && shown.back() == '\n')
       shown.pop_back();

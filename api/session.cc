@@ -1,13 +1,15 @@
 // api/session.cc: Session: an rt::Session over a Program's graph, with
-// TF's queue runners as native threads and the frontend's stall check.
+// tflib's queue runners on native threads and its stall check.
 #include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "api/detail/program_impl.h"
-#include "backend/queue_interface.h"
 #include "runtime/session.h"
+#include "tflib/input/coordinator.h"
+#include "tflib/input/queue_runner.h"
+#include "tflib/input/stall_check.h"
 
 namespace sluice {
 
@@ -15,13 +17,13 @@ struct Session::Impl {
   std::shared_ptr<const Program::Impl> program;
   std::unique_ptr<rt::Session> session;
   bool stallDetection = true;
+  const std::shared_ptr<tflib::ProgramActivity> activity =
+      std::make_shared<tflib::ProgramActivity>();
 
   std::mutex mu;
-  std::vector<std::thread> threads;           // guarded by mu
-  std::vector<int> running;                   // live threads per runner; guarded by mu
-  std::optional<Status> runnerError;          // the first runner failure; guarded by mu
-  std::atomic<int> liveRunnerThreads{0};
-  std::atomic<int> runsInFlight{0};
+  std::vector<std::shared_ptr<tflib::QueueRunner>> runners; // made on first start; guarded by mu
+  std::shared_ptr<tflib::Coordinator> coord;                // of the running round; guarded by mu
+  std::vector<std::thread> threads;                         // guarded by mu
 
   ~Impl() {
     stopRunners().ignore();
@@ -31,102 +33,54 @@ struct Session::Impl {
   Expected<std::vector<ir::Tensor>>
   run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
       const std::vector<ir::Output> &fetches, const std::vector<ir::NodeId> &targets);
-  void runnerLoop(size_t runner, ir::NodeId enqueueOp);
-  void runOps(const std::vector<ir::NodeId> &ops) {
-    for (ir::NodeId op : ops)
-      if (op != ir::kNoNode)
-        (void)session->run({}, {}, {op}); // close/cancel errors do not matter here
-  }
-  void cancelAllRunners() {
-    std::vector<ir::NodeId> ops;
-    for (const auto &qr : program->queueRunners)
-      ops.push_back(qr.cancelOp);
-    runOps(ops);
-  }
+  Status startRunners();
   Status stopRunners();
-  std::optional<Status> stalledQueue();
+  /// The error a runner thread stopped the round with, if any.
+  std::optional<Status> runnerError() {
+    std::lock_guard<std::mutex> lock(mu);
+    return coord ? coord->error() : std::nullopt;
+  }
 };
 
-namespace {
-
-bool isCleanEnd(Code c) { return c == Code::kOutOfRange || c == Code::kCancelled; }
-
-} // namespace
-
-void Session::Impl::runnerLoop(size_t runner, ir::NodeId enqueueOp) {
-  // TF's QueueRunner._run: enqueue until the input ends (out_of_range) or
-  // the queue is cancelled; the last thread of a runner closes its queue;
-  // any other error closes every runner's queue so consumers see the end.
-  bool failed = false;
-  while (true) {
-    auto r = session->run({}, {}, {enqueueOp});
-    if (r.hasValue())
-      continue;
-    Status s = r.takeStatus();
-    if (!isCleanEnd(s.code())) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!runnerError)
-        runnerError = s;
-      failed = true;
+// The runners are TF's QueueRunners under one Coordinator (tflib/input): a
+// runner's failure stops the round, which cancels every runner's queue so
+// consumers see the end; stopping does the same without an error.
+Status Session::Impl::startRunners() {
+  std::lock_guard<std::mutex> lock(mu);
+  if (!threads.empty())
+    return failedPrecondition("the queue runners are already running");
+  if (runners.empty())
+    for (const tflib::QueueRunnerDef &def : program->queueRunners)
+      runners.push_back(std::make_shared<tflib::QueueRunner>(def));
+  coord = std::make_shared<tflib::Coordinator>();
+  for (auto &runner : runners)
+    for (auto &body : runner->startRound(*session, coord, activity)) {
+      auto alive = std::make_shared<tflib::ProgramActivity::Thread>(activity);
+      threads.emplace_back([run = std::move(body.run), alive]() mutable {
+        (void)run(); // a runner's error is the coordinator's (runnerError)
+        alive.reset();
+      });
     }
-    break;
-  }
-  bool last = false;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    last = --running[runner] == 0;
-  }
-  if (failed)
-    cancelAllRunners();
-  else if (last)
-    runOps({program->queueRunners[runner].closeOp});
-  --liveRunnerThreads;
+  return Status::ok();
 }
 
 Status Session::Impl::stopRunners() {
   std::vector<std::thread> joining;
+  std::shared_ptr<tflib::Coordinator> c;
   {
     std::lock_guard<std::mutex> lock(mu);
     joining = std::move(threads);
     threads.clear();
+    c = coord;
   }
-  if (!joining.empty()) {
-    cancelAllRunners();
-    for (auto &t : joining)
-      t.join();
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  return runnerError ? *runnerError : Status::ok();
-}
-
-/// As the frontend's stall check: a run waits on a queue that nothing can
-/// fill when no runner thread lives and no other run is in flight.
-std::optional<Status> Session::Impl::stalledQueue() {
-  if (liveRunnerThreads.load() > 0 || runsInFlight.load() > 1)
-    return std::nullopt;
-  std::string blocked;
-  session->resources().forEach([&](backend::Resource &r) {
-    auto *q = dynamic_cast<backend::QueueInterface *>(&r);
-    if (q && blocked.empty() && q->numBlockedDequeuers() > 0)
-      blocked = q->name();
-  });
-  if (blocked.empty())
-    return std::nullopt;
-  // Private queues are named `_<uid>_<node name>`.
-  std::string nodeName = blocked;
-  if (nodeName.size() > 1 && nodeName[0] == '_') {
-    auto second = nodeName.find('_', 1);
-    if (second != std::string::npos)
-      nodeName = nodeName.substr(second + 1);
-  }
-  SourceLoc loc;
-  if (const ir::Node *n = program->graph->findNode(nodeName))
-    loc = n->loc();
-  return Status(Code::kFailedPrecondition,
-                "run stalled: dequeue on " + blocked +
-                    " waits and no producer is running (start the queue runners, or "
-                    "run an enqueue from another thread)",
-                loc, nodeName);
+  if (c)
+    c->requestStop();
+  for (auto &t : joining)
+    t.join();
+  if (!c)
+    return Status::ok();
+  std::optional<Status> err = c->markJoined();
+  return err ? *err : Status::ok();
 }
 
 Expected<std::vector<ir::Tensor>>
@@ -134,15 +88,21 @@ Session::Impl::run(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
                    const std::vector<ir::Output> &fetches, const std::vector<ir::NodeId> &targets) {
   rt::RunOptions ro;
   if (stallDetection)
-    ro.stallCheck = [this] { return stalledQueue(); };
-  ++runsInFlight;
-  auto r = session->run(feeds, fetches, targets, ro);
-  --runsInFlight;
-  if (!r.hasValue() && isCleanEnd(r.status().code())) {
+    ro.stallCheck = [this] {
+      return tflib::stalledQueue(*activity, *session, [this](const std::string &node) {
+        const ir::Node *n = program->graph->findNode(node);
+        return n ? n->loc() : SourceLoc{};
+      });
+    };
+  auto r = [&] {
+    tflib::ProgramActivity::Run inFlight(*activity);
+    return session->run(feeds, fetches, targets, ro);
+  }();
+  if (!r.hasValue() && (r.status().code() == Code::kOutOfRange ||
+                        r.status().code() == Code::kCancelled)) {
     // The queue ended because a runner failed: that failure is the news.
-    std::lock_guard<std::mutex> lock(mu);
-    if (runnerError)
-      return *runnerError;
+    if (std::optional<Status> e = runnerError())
+      return *e;
   }
   return r;
 }
@@ -240,18 +200,9 @@ Result<void> Session::initialize() {
 Result<void> Session::startQueueRunners() {
   if (impl_->session->isClosed())
     return api::toError(cancelled("Session has been closed."));
-  const auto &runners = impl_->program->queueRunners;
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (!impl_->threads.empty())
-    return api::toError(failedPrecondition("the queue runners are already running"));
-  impl_->running.assign(runners.size(), 0);
-  for (size_t r = 0; r < runners.size(); ++r) {
-    for (ir::NodeId op : runners[r].enqueueOps) {
-      ++impl_->running[r];
-      ++impl_->liveRunnerThreads;
-      impl_->threads.emplace_back([impl = impl_.get(), r, op] { impl->runnerLoop(r, op); });
-    }
-  }
+  Status s = impl_->startRunners();
+  if (!s.isOk())
+    return api::toError(s);
   return {};
 }
 

@@ -79,7 +79,7 @@ std::string sizeName(size_t bytes) {
 // on stdout, and runs until the parent's SIGTERM (or its death).
 int servePs(const char *clusterJson) {
   dist::ServerOptions o;
-  o.cluster = orDie(ir::clusterSpecFromJson(clusterJson));
+  o.cluster = orDie(rt::clusterSpecFromJson(clusterJson));
   o.job = "ps";
   auto server = orDie(dist::Server::start(o));
   std::printf("ready\n");
@@ -90,7 +90,7 @@ int servePs(const char *clusterJson) {
 
 class PsProcess {
 public:
-  explicit PsProcess(const ir::ClusterSpec &spec)
+  explicit PsProcess(const rt::ClusterSpec &spec)
       : child_(orDie(Child::spawn(options(spec)))) {
     // Its stderr (gRPC's complaints) is passed on, never left to fill a pipe.
     drain_ = std::thread([fd = child_.stderrFd()] {
@@ -110,9 +110,9 @@ public:
   }
 
 private:
-  static ChildOptions options(const ir::ClusterSpec &spec) {
+  static ChildOptions options(const rt::ClusterSpec &spec) {
     ChildOptions o;
-    o.argv = {orDie(currentExecutable()), kServeFlag, ir::clusterSpecToJson(spec)};
+    o.argv = {orDie(currentExecutable()), kServeFlag, rt::clusterSpecToJson(spec)};
     return o;
   }
   Child child_;
@@ -155,7 +155,7 @@ PsVariable addVariable(ir::Graph &g, const std::string &name, size_t bytes, cons
 // --- sessions -----------------------------------------------------------------
 
 struct Cluster {
-  ir::ClusterSpec spec;
+  rt::ClusterSpec spec;
   std::unique_ptr<PsProcess> ps;
   std::unique_ptr<dist::Server> worker; // this process: the sessions' own task
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/driver.h"
+#include "driver/driver.h"
 
 #ifndef SLUICE_SOURCE_DIR
 #define SLUICE_SOURCE_DIR "."
@@ -39,14 +39,14 @@ std::string generate(int nodes) {
 double timeCompile(const std::string &file) {
   std::vector<double> times;
   for (int rep = 0; rep < 3; ++rep) {
-    sluice::frontend::CompileOptions opts;
+    sluice::driver::CompileOptions opts;
     opts.file = file;
     opts.emit = "ir";
     // The IR is printed into memory: printing is part of compile, disk
     // speed is not.
     std::ostringstream out, err;
     auto start = std::chrono::steady_clock::now();
-    int code = sluice::frontend::compileProgram(opts, out, err);
+    int code = sluice::driver::compileProgram(opts, out, err);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (code != 0) {
       std::fprintf(stderr, "bench_compile: compile of %s failed:\n%s\n", file.c_str(),

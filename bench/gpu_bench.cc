@@ -18,6 +18,7 @@
 #include "backend/jit/gpu_program.h"
 #include "bench/bench_graph.h"
 #include "passes/pipeline.h"
+#include "runtime/pass_config.h"
 #include "runtime/session_devices.h"
 
 using namespace sluice;
@@ -54,7 +55,7 @@ jit::GpuProgram clusterOf(std::unique_ptr<ir::Graph> g, ir::Output y, const std:
   passes::PassContext ctx;
   ctx.fetches = {y};
   ctx.options.devices = rt::sessionDevices(*g, {});
-  ctx.options.kernels = rt::sessionKernels(nullptr, "jit", true);
+  ctx.options.kernels = rt::kernelQueries(rt::sessionKernels(nullptr, "jit", true));
   passes::PipelineOptions po;
   po.place = true;
   po.fuse = true;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/jit/jit.h"
-#include "frontend/driver.h"
+#include "driver/driver.h"
 
 #ifndef SLUICE_SOURCE_DIR
 #define SLUICE_SOURCE_DIR "."
@@ -25,13 +25,13 @@ namespace fs = std::filesystem;
 
 // One run of `sample`; -1 when it fails (its errors on stderr).
 double runMs(const std::string &sample, const std::string &backend) {
-  sluice::frontend::RunProgramOptions o;
+  sluice::driver::RunProgramOptions o;
   o.file = std::string(SLUICE_SOURCE_DIR) + "/samples/" + sample + ".sluice";
   o.workDir = std::string(SLUICE_SOURCE_DIR) + "/samples";
   o.backend = backend;
   std::ostringstream out, err;
   auto t0 = std::chrono::steady_clock::now();
-  int rc = sluice::frontend::runProgram(o, out, err);
+  int rc = sluice::driver::runProgram(o, out, err);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (rc != 0) {
     std::fprintf(stderr, "bench_jit_samples: %s failed:\n%s\n", sample.c_str(), err.str().c_str());

@@ -4,7 +4,7 @@
 // The file (2,000,000 rows `x1,x2,target`, floats %.6g, int target 0..2,
 // like shared/peers/gen_data.py's seed.csv) is generated once into the temp
 // directory from a fixed seed and reused. The pipeline is a generated
-// .sluice program run by frontend::runProgram, the path `sluice run` takes:
+// .sluice program run by driver::runProgram, the path `sluice run` takes:
 // filename fifo_queue -> text_line_reader(skip_header_lines: 1) ->
 // read_up_to -> decode_csv -> random_shuffle_queue(10000, 1000).enqueue_many
 // with a queue_runner of K enqueue ops, drained by dequeue_many(256) until

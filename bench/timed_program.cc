@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "frontend/driver.h"
+#include "driver/driver.h"
 
 namespace sluice::bench {
 
@@ -42,9 +42,9 @@ std::optional<TimedRun> runTimed(const std::string &source, const std::string &w
   StampedLines buf;
   std::ostream out(&buf);
   std::ostringstream err;
-  frontend::RunProgramOptions opts;
+  driver::RunProgramOptions opts;
   opts.file = src.string();
-  int code = frontend::runProgram(opts, out, err);
+  int code = driver::runProgram(opts, out, err);
   std::error_code ec;
   fs::remove(src, ec);
   std::optional<Clock::time_point> start, end;

@@ -3,7 +3,7 @@
 
 namespace sluice::cli {
 
-void addTaskFlags(CLI::App &cmd, frontend::TaskFlags &flags) {
+void addTaskFlags(CLI::App &cmd, driver::TaskFlags &flags) {
   cmd.add_option("--cluster", flags.clusterFile,
                  "Cluster JSON ({\"ps\": [...], \"worker\": [...]}, or a whole TF_CONFIG), or "
                  "slurm[:JOB=N,...][,port_base=P] for the Slurm step's tasks");
@@ -11,7 +11,7 @@ void addTaskFlags(CLI::App &cmd, frontend::TaskFlags &flags) {
   cmd.add_option("--task", flags.task, "This task: JOB:INDEX, or INDEX with --job (binds `task`)");
 }
 
-void addClusterFlags(CLI::App &cmd, frontend::ClusterFlags &flags) {
+void addClusterFlags(CLI::App &cmd, driver::ClusterFlags &flags) {
   cmd.add_option("--cluster-token", flags.tokenFile,
                  "File with the cluster's shared secret; calls without it are refused "
                  "(default: $SLUICE_CLUSTER_TOKEN)");

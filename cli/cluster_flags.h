@@ -3,13 +3,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "frontend/driver.h"
+#include "driver/driver.h"
 
 namespace sluice::cli {
 
 /// --cluster, --job, --task.
-void addTaskFlags(CLI::App &cmd, frontend::TaskFlags &flags);
+void addTaskFlags(CLI::App &cmd, driver::TaskFlags &flags);
 /// --cluster-token, --tls-cert/--tls-key/--tls-ca, --wait-for-tasks.
-void addClusterFlags(CLI::App &cmd, frontend::ClusterFlags &flags);
+void addClusterFlags(CLI::App &cmd, driver::ClusterFlags &flags);
 
 } // namespace sluice::cli

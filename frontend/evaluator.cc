@@ -5,6 +5,7 @@
 
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
+#include "frontend/eval/pipeline_objects.h"
 
 namespace sluice::frontend {
 
@@ -78,6 +79,29 @@ Status Evaluator::runSource(const std::string &path, std::string text) {
 }
 
 GraphContext &Evaluator::graph() { return *impl_->topGraph; }
+
+std::map<std::string, TopLevelRef> Evaluator::topLevelNames() const {
+  const GraphContext &g = *impl_->topGraph;
+  std::map<std::string, TopLevelRef> names;
+  for (const auto &[name, v] : impl_->globals->vars()) {
+    if (v.is(Value::kTensor) && v.asTensor().graph == &g)
+      names[name] = {v.asTensor().out, false};
+    else if (v.is(Value::kOp) && v.asOp().graph == &g)
+      names[name] = {{v.asOp().node, 0}, true};
+    else if (auto var = v.objectAs<VariableObject>(); var && var->graph == &g)
+      names[name] = {var->info.readValue, false};
+  }
+  return names;
+}
+
+std::vector<tflib::QueueRunnerDef> Evaluator::queueRunners() const {
+  const GraphContext &g = *impl_->topGraph;
+  std::vector<tflib::QueueRunnerDef> defs;
+  for (const auto &o : g.queueRunners)
+    if (auto qr = std::dynamic_pointer_cast<QueueRunnerObject>(o); qr && qr->graph == &g)
+      defs.push_back(qr->runner->def());
+  return defs;
+}
 const std::vector<TestCase> &Evaluator::tests() const { return impl_->tests; }
 
 TestOutcome Evaluator::runTest(const TestCase &test) {

@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "backend/kernel_registry.h"
 
 namespace sluice::passes {
 
@@ -46,36 +45,25 @@ bool ConstantFoldingPass::foldable(const ir::Graph &g, const ir::Node &n,
 }
 
 Status ConstantFoldingPass::run(ir::Graph &g, PassContext &ctx) {
-  if (!ctx.options.constantFolding)
+  if (!ctx.options.constantFolding || !ctx.options.kernels.evaluate)
     return Status::ok();
   std::set<ir::NodeId> fedNodes;
   for (const ir::Output &o : ctx.feeds)
     fedNodes.insert(o.node);
   SLUICE_ASSIGN_OR_RETURN(auto order, g.topologicalOrder());
-  const backend::KernelRegistry &kernels = backend::kernelRegistry();
   for (ir::NodeId id : order) {
     const ir::Node &n = g.node(id);
     if (!foldable(g, n, fedNodes, ctx.options.maxFoldElements))
       continue;
     // Any failure (no kernel, bad input) leaves the node for run time,
     // where it reports exactly what it would have without folding.
-    auto kernel = kernels.create(n, "CPU");
-    if (!kernel.hasValue())
-      continue;
     std::vector<const ir::Tensor *> inputs;
     for (const ir::Output &in : n.inputs())
       inputs.push_back(&g.node(in.node).attr<ir::Tensor>("value"));
-    std::vector<ir::Tensor> outputs(n.numOutputs());
-    backend::KernelContext::Params p;
-    p.node = &n;
-    p.inputs = inputs.data();
-    p.numInputs = static_cast<int>(inputs.size());
-    p.outputs = outputs.data();
-    p.numOutputs = n.numOutputs();
-    backend::KernelContext kctx(p);
-    (*kernel)->compute(kctx);
-    if (!kctx.ok())
+    auto folded = ctx.options.kernels.evaluate(n, inputs);
+    if (!folded.hasValue() || static_cast<int>(folded->size()) != n.numOutputs())
       continue;
+    std::vector<ir::Tensor> outputs = std::move(*folded);
     bool usable = true;
     for (int i = 0; i < n.numOutputs(); ++i)
       usable = usable && outputs[i].valid() &&

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,11 +12,25 @@
 #include "ir/graph.h"
 #include "support/status.h"
 
-namespace sluice::backend {
-class KernelRegistry;
-} // namespace sluice::backend
-
 namespace sluice::passes {
+
+/// What passes ask of the kernels. Passes never link backend: whoever runs
+/// the pipeline answers (runtime/pass_config.h, from a kernel registry).
+struct KernelQueries {
+  /// Whether this process has a kernel for `node` on devices of `type`
+  /// (the placer asks). Unset: every op has a CPU kernel and nothing else.
+  std::function<bool(const ir::Node &node, const std::string &type)> hasKernel;
+  /// `node`'s outputs computed on the host from constant `inputs`
+  /// (constant folding asks); an error leaves the node for run time.
+  /// Unset: nothing is folded.
+  std::function<Expected<std::vector<ir::Tensor>>(const ir::Node &node,
+                                                  const std::vector<const ir::Tensor *> &inputs)>
+      evaluate;
+
+  bool supports(const ir::Node &node, const std::string &type) const {
+    return hasKernel ? hasKernel(node, type) : type == "CPU";
+  }
+};
 
 struct PassOptions {
   /// Whether constant-folding folds anything (the pass stays in the list).
@@ -25,9 +40,9 @@ struct PassOptions {
   /// The placer's device set (empty: the placer leaves devices alone).
   std::vector<std::string> devices;
   bool allowSoftPlacement = false;
-  /// Which device types have a kernel for a node; null: the built-in
-  /// (CPU) registry. The session passes the one its executors use.
-  const backend::KernelRegistry *kernels = nullptr;
+  /// Which device types have a kernel for a node, and host evaluation
+  /// for folding. The session passes the ones its executors use.
+  KernelQueries kernels;
   /// Why this process has no GPU devices (empty when it has some, or
   /// nobody asked), added to messages about unmet GPU requests.
   std::string noGpuReason;

@@ -93,7 +93,7 @@ bool matches(const ir::DeviceSpec &want, const ir::DeviceSpec &have) {
 // TF's placer heuristic A: a constant nobody asked to place, read only by
 // ops on one other device, goes there (no copy per step); with a GPU
 // listed first, that keeps CPU-only constants off it.
-void colocateGenerators(ir::Graph &g, const backend::KernelRegistry &kernels,
+void colocateGenerators(ir::Graph &g, const KernelQueries &kernels,
                         const std::vector<char> &alone) {
   for (ir::NodeId id = 0; id < g.numNodes(); ++id) {
     ir::Node &n = g.node(id);
@@ -171,8 +171,7 @@ std::vector<std::string> localDevices(const ir::Graph &g,
 }
 
 Status placeGraph(ir::Graph &g, const PlacementOptions &opts, std::vector<Status> *notes) {
-  const backend::KernelRegistry &kernels =
-      opts.kernels ? *opts.kernels : backend::kernelRegistry();
+  const KernelQueries &kernels = opts.kernels;
   std::vector<ir::DeviceSpec> devices;
   for (const std::string &d : opts.devices) {
     auto spec = ir::DeviceSpec::parse(d);

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "backend/kernel_registry.h"
 #include "passes/pass.h"
 
 namespace sluice::passes {
@@ -17,8 +16,8 @@ struct PlacementOptions {
   /// A request no device satisfies goes to a device of the same type, else
   /// the first device, with a note, instead of failing.
   bool allowSoftPlacement = false;
-  /// Which device types have a kernel for an op; null: the built-in one.
-  const backend::KernelRegistry *kernels = nullptr;
+  /// Which device types have a kernel for an op.
+  KernelQueries kernels;
   /// Why there are no GPU devices (PassOptions::noGpuReason), for the
   /// messages about unmet GPU requests.
   std::string noGpuReason;

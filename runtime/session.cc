@@ -13,6 +13,7 @@
 #include "passes/placer.h"
 #include "backend/jit/jit.h"
 #include "backend/rendezvous.h"
+#include "runtime/pass_config.h"
 #include "runtime/session_devices.h"
 #include "runtime/executor.h"
 
@@ -197,12 +198,12 @@ Expected<std::vector<std::string>> Session::placement() const {
   }
   if (options_.ignoreDeviceRequests)
     return std::vector<std::string>(static_cast<size_t>(clone->numNodes()), oneDevice());
+  passes::PassOptions config = passOptions(options_, *clone);
   passes::PlacementOptions po;
-  po.devices = options_.cluster ? options_.cluster->devices()
-                                : sessionDevices(*clone, options_.deviceCount);
-  po.allowSoftPlacement = options_.allowSoftPlacement;
-  po.kernels = sessionKernels(options_.kernels, options_.backend, options_.fusion);
-  po.noGpuReason = noGpuReason();
+  po.devices = config.devices;
+  po.allowSoftPlacement = config.allowSoftPlacement;
+  po.kernels = config.kernels;
+  po.noGpuReason = config.noGpuReason;
   SLUICE_TRY(passes::placeGraph(*clone, po, nullptr));
   std::vector<std::string> out;
   for (ir::NodeId id = 0; id < clone->numNodes(); ++id)
@@ -226,13 +227,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
     ctx.feeds.push_back(o);
   ctx.fetches = fetches;
   ctx.targets = targets;
-  ctx.options.constantFolding = options_.constantFolding;
-  ctx.options.fuseReadDecode = options_.fuseReadDecode;
-  ctx.options.devices = options_.cluster ? options_.cluster->devices()
-                                         : sessionDevices(*clone, options_.deviceCount);
-  ctx.options.allowSoftPlacement = options_.allowSoftPlacement;
-  ctx.options.kernels = sessionKernels(options_.kernels, options_.backend, options_.fusion);
-  ctx.options.noGpuReason = noGpuReason();
+  ctx.options = passOptions(options_, *clone);
   passes::PipelineOptions po;
   po.place = !options_.ignoreDeviceRequests;
   po.fuse = options_.fusion;

@@ -13,15 +13,9 @@
 #include "ir/tensor.h"
 #include "sluice/sluice.h"
 #include "support/status.h"
+#include "tflib/input/queue_runner.h"
 
 namespace sluice {
-
-/// One of TF's QueueRunners, as node ids.
-struct QueueRunnerSpec {
-  std::vector<ir::NodeId> enqueueOps;
-  ir::NodeId closeOp = ir::kNoNode;
-  ir::NodeId cancelOp = ir::kNoNode;
-};
 
 /// A name resolved to a graph output, or to a node run as a target.
 struct NamedRef {
@@ -33,7 +27,7 @@ struct Program::Impl {
   std::string path;
   std::unique_ptr<ir::Graph> graph;
   std::vector<ir::NodeId> initializers; // global, then local variables
-  std::vector<QueueRunnerSpec> queueRunners;
+  std::vector<tflib::QueueRunnerDef> queueRunners;
   std::map<std::string, NamedRef> globals; // top-level bindings of the file
 
   /// "x", "x:1", or a top-level name; not_found otherwise.

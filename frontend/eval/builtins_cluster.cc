@@ -22,7 +22,7 @@ template <typename T> T orThrow(Expected<T> e, const SourceLoc &loc) {
 
 } // namespace
 
-ir::ClusterSpec toClusterSpec(EvaluatorImpl &ev, const Value &v, const SourceLoc &loc) {
+rt::ClusterSpec toClusterSpec(EvaluatorImpl &ev, const Value &v, const SourceLoc &loc) {
   if (v.isNone())
     return {};
   if (auto c = v.objectAs<ClusterSpecObject>())
@@ -32,7 +32,7 @@ ir::ClusterSpec toClusterSpec(EvaluatorImpl &ev, const Value &v, const SourceLoc
                "`cluster` must be a dictionary mapping one or more job names to lists of network "
                "addresses, got " + v.typeName(),
                loc);
-  ir::ClusterSpec spec;
+  rt::ClusterSpec spec;
   for (const auto &[k, tasks] : v.asDict()->items) {
     std::string job = toStr(k, "job name", loc);
     if (tasks.isSequence()) {
@@ -67,7 +67,7 @@ ir::ClusterSpec toClusterSpec(EvaluatorImpl &ev, const Value &v, const SourceLoc
 
 std::optional<Value> ClusterSpecObject::getAttr(EvaluatorImpl &, const std::string &name) {
   auto self = std::static_pointer_cast<ClusterSpecObject>(shared_from_this());
-  const ir::ClusterSpec &c = spec;
+  const rt::ClusterSpec &c = spec;
   if (name == "jobs") {
     List jobs;
     for (const std::string &j : c.jobs())
@@ -144,7 +144,7 @@ bool ClusterSpecObject::equalsObject(const Object &o) const {
 }
 
 std::optional<Value> TaskObject::getAttr(EvaluatorImpl &, const std::string &name) {
-  const ir::TaskConfig &c = config;
+  const tflib::TaskConfig &c = config;
   if (name == "type")
     return Value::string(c.type);
   if (name == "index")
@@ -176,10 +176,10 @@ void installClusterBuiltins(EvaluatorImpl &ev, Env &env) {
             std::string text = toStr(requireArg(a, 0, "tf_config", "parse_tf_config"),
                                      "tf_config", a.loc);
             return Value::object(
-                std::make_shared<TaskObject>(orThrow(ir::parseTfConfig(text), a.loc)));
+                std::make_shared<TaskObject>(orThrow(tflib::parseTfConfig(text), a.loc)));
           }));
   env.set("task", Value::object(std::make_shared<TaskObject>(
-                      ev.opts.task ? *ev.opts.task : ir::TaskConfig{})));
+                      ev.opts.task ? *ev.opts.task : tflib::TaskConfig{})));
 }
 
 } // namespace sluice::frontend

@@ -157,7 +157,7 @@ Value replicaDeviceSetter(EvaluatorImpl &ev, CallArgs &a) {
   ch->mergeDevices = ev.truthy(argOr(a, 3, "merge_devices", Value::boolean(true)), a.loc);
   Value cluster = argOr(a, 4, "cluster", Value::none());
   if (!cluster.isNone()) {
-    ir::ClusterSpec spec = toClusterSpec(ev, cluster, a.loc);
+    rt::ClusterSpec spec = toClusterSpec(ev, cluster, a.loc);
     std::optional<std::string> psJob = parseDevice(ch->psDevice, a.loc).job;
     if (!psJob || !spec.hasJob(*psJob))
       return Value::none(); // as TF: no ps job, no device function

@@ -47,12 +47,10 @@ std::shared_ptr<QueueRunnerObject> makeRunner(EvaluatorImpl &ev, const Value &qu
                                               const Value &cancelOp, const SourceLoc &loc) {
   if (queue.isNone() || enqueueOps.isNone())
     throwError(Code::kValueError, "Must provide queue and enqueue_ops.", loc);
-  auto r = std::make_shared<QueueRunnerObject>();
-  r->queue = queue;
-  r->graph = ev.ts().graph;
+  tflib::QueueRunnerDef def;
   for (const Value &op : ev.iterate(enqueueOps, loc))
-    r->enqueueOps.push_back(opNode(ev, op, loc));
-  if (r->enqueueOps.empty())
+    def.enqueueOps.push_back(opNode(ev, op, loc));
+  if (def.enqueueOps.empty())
     throwError(Code::kValueError, "Must provide queue and enqueue_ops.", loc);
   // Defaults as TF: close() and close(cancel_pending_enqueues: true).
   Value close = closeOp.isNone()
@@ -62,8 +60,9 @@ std::shared_ptr<QueueRunnerObject> makeRunner(EvaluatorImpl &ev, const Value &qu
                      ? invoke(ev, ev.getAttr(queue, "close", loc), {},
                               {{"cancel_pending_enqueues", Value::boolean(true)}}, loc)
                      : cancelOp;
-  r->closeOp = opNode(ev, close, loc);
-  r->cancelOp = opNode(ev, cancel, loc);
+  def.closeOp = opNode(ev, close, loc);
+  def.cancelOp = opNode(ev, cancel, loc);
+  auto r = std::make_shared<QueueRunnerObject>(ev.ts().graph, queue, std::move(def));
   return r;
 }
 

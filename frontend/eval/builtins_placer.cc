@@ -5,6 +5,7 @@
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
 #include "passes/placer.h"
+#include "runtime/pass_config.h"
 #include "runtime/session.h"
 
 namespace sluice::frontend {
@@ -47,6 +48,7 @@ Value assignedDevice(EvaluatorImpl &ev, CallArgs &a) {
   }
   passes::PlacementOptions po;
   po.devices = passes::localDevices(*clone, {});
+  po.kernels = rt::kernelQueries(nullptr);
   Status s = passes::placeGraph(*clone, po, nullptr);
   if (!s.isOk())
     throwStatus(std::move(s), a.loc);

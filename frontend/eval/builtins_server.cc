@@ -1,27 +1,17 @@
 // frontend/eval/builtins_server.cc: server(...) (tf.train.Server),
 // create_local_cluster(...) (tf.test.create_local_cluster), and the
-// ClusterHost they and session targets share.
-#include <iostream>
-
-#include "frontend/cluster_host.h"
+// rt::ClusterHost they and session targets share.
 #include "frontend/eval/cluster_objects.h"
-#include "runtime/distributed/free_port.h"
-#include "runtime/distributed/server.h"
 
 namespace sluice::frontend {
 
-std::shared_ptr<ClusterHost> EvaluatorImpl::clusterHost() {
-  if (!clusterHost_) {
-    clusterHost_ = opts.clusterHost;
-    if (!clusterHost_) {
-      ClusterHostOptions o;
-      std::ostream *err = opts.err;
-      o.log = [err](const std::string &line) { (err ? *err : std::cerr) << line << "\n"; };
-      auto h = ClusterHost::create(std::move(o));
-      clusterHost_ = h.hasValue() ? std::move(*h) : nullptr; // no TLS files: cannot fail
-    }
-  }
-  return clusterHost_;
+rt::ClusterHost &EvaluatorImpl::clusterHost(const SourceLoc &loc) {
+  if (!opts.clusterHost)
+    throwError(Code::kFailedPrecondition,
+               "this program runs without cluster support: servers and session targets need "
+               "the sluice tool, or a cluster host given to the evaluator (EvalOptions::clusterHost)",
+               loc);
+  return *opts.clusterHost;
 }
 
 std::shared_ptr<rt::RemoteCluster> sessionCluster(EvaluatorImpl &ev, const Value &target,
@@ -40,7 +30,7 @@ std::shared_ptr<rt::RemoteCluster> sessionCluster(EvaluatorImpl &ev, const Value
   std::string t = toStr(target, "target", loc);
   if (t.empty())
     return nullptr; // TF's "": in-process
-  auto c = ev.clusterHost()->connect(t);
+  auto c = ev.clusterHost(loc).connect(t);
   if (!c.hasValue())
     throwStatus(c.takeStatus(), loc);
   return std::move(*c);
@@ -60,16 +50,16 @@ public:
   void start(EvaluatorImpl &ev, const SourceLoc &loc) {
     if (server)
       return; // TF: starting a started server does nothing
-    auto s = ev.clusterHost()->serve(cluster, job, index);
+    auto s = ev.clusterHost(loc).serve(cluster, job, index);
     if (!s.hasValue())
       throwStatus(s.takeStatus(), loc);
     server = std::move(*s);
   }
 
-  ir::ClusterSpec cluster;
+  rt::ClusterSpec cluster;
   std::string job, task, address;
   int index = 0;
-  std::shared_ptr<dist::Server> server;
+  std::shared_ptr<rt::TaskServer> server;
 };
 
 std::optional<Value> ServerObject::getAttr(EvaluatorImpl &, const std::string &name) {
@@ -98,7 +88,7 @@ std::optional<Value> ServerObject::getAttr(EvaluatorImpl &, const std::string &n
   return std::nullopt;
 }
 
-std::shared_ptr<ServerObject> makeServer(EvaluatorImpl &ev, ir::ClusterSpec cluster,
+std::shared_ptr<ServerObject> makeServer(EvaluatorImpl &ev, rt::ClusterSpec cluster,
                                          std::string job, std::optional<int64_t> index,
                                          bool start, const SourceLoc &loc) {
   // TF infers the job only for a one-job cluster, the task only for a
@@ -136,7 +126,7 @@ void installServerBuiltins(EvaluatorImpl &, Env &env) {
   env.set("server", Value::builtin("server", [](EvaluatorImpl &ev, CallArgs &a) {
             checkKeywords(a, "server", {"server_or_cluster_def", "job_name", "task_index",
                                         "protocol", "start"});
-            ir::ClusterSpec cluster =
+            rt::ClusterSpec cluster =
                 toClusterSpec(ev, requireArg(a, 0, "server_or_cluster_def", "server"), a.loc);
             Value job = argOr(a, 1, "job_name", Value::none());
             Value index = argOr(a, 2, "task_index", Value::none());
@@ -169,11 +159,11 @@ void installServerBuiltins(EvaluatorImpl &, Env &env) {
             // Ports are picked free, but another process may take one
             // before its server binds it: then the whole cluster retries.
             for (int attempt = 0;; ++attempt) {
-              ir::ClusterSpec cluster;
+              rt::ClusterSpec cluster;
               auto addresses = [&](int64_t n) {
                 std::vector<std::string> out;
                 for (int64_t i = 0; i < n; ++i) {
-                  auto port = dist::pickFreeLoopbackPort();
+                  auto port = ev.clusterHost(a.loc).pickFreePort();
                   if (!port.hasValue())
                     throwStatus(port.takeStatus(), a.loc);
                   out.push_back("localhost:" + std::to_string(*port));

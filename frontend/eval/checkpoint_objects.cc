@@ -87,7 +87,7 @@ runNative(EvaluatorImpl &ev, rt::Session &session,
           const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
           const std::vector<ir::Output> &fetches, const std::vector<ir::NodeId> &targets) {
   GilRelease release(ev.gil);
-  RunInFlight inFlight;
+  tflib::ProgramActivity::Run inFlight(*ev.activity);
   return session.run(feeds, fetches, targets);
 }
 

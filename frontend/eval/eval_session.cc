@@ -4,7 +4,7 @@
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
 #include "passes/pipeline_check.h"
-#include "backend/queue_interface.h"
+#include "tflib/input/stall_check.h"
 #include <iostream>
 
 namespace sluice::frontend {
@@ -71,41 +71,6 @@ Value fillFetch(const Value &tmpl, std::vector<ir::Tensor> &results) {
   return Value::none();
 }
 
-/// A run is stalled when it waits on a queue that nothing can fill: no
-/// other thread of the program is alive and no other run is in flight.
-/// Shared queues (another process may fill them) are not in the session's
-/// resources, so they are never reported.
-std::optional<Status> stalledQueue(SessionObject &sess) {
-  if (gLiveThreads.load() > 0 || gRunsInFlight.load() > 1)
-    return std::nullopt;
-  std::string blocked;
-  sess.session->resources().forEach([&](backend::Resource &r) {
-    auto *q = dynamic_cast<backend::QueueInterface *>(&r);
-    if (q && blocked.empty() && q->numBlockedDequeuers() > 0)
-      blocked = q->name();
-  });
-  if (blocked.empty())
-    return std::nullopt;
-  // Private queues are named `_<uid>_<node name>`.
-  std::string nodeName = blocked;
-  if (nodeName.size() > 1 && nodeName[0] == '_') {
-    auto second = nodeName.find('_', 1);
-    if (second != std::string::npos)
-      nodeName = nodeName.substr(second + 1);
-  }
-  SourceLoc loc;
-  {
-    std::shared_lock lock(sess.graph->mutex);
-    if (const ir::Node *n = sess.graph->graph->findNode(nodeName))
-      loc = n->loc();
-  }
-  return Status(Code::kFailedPrecondition,
-                "run stalled: dequeue on " + blocked +
-                    " waits and no producer is running (no live thread or other run "
-                    "can enqueue to it)",
-                loc, nodeName);
-}
-
 } // namespace
 
 std::shared_ptr<SessionObject> EvaluatorImpl::currentSession(const SourceLoc &loc) {
@@ -170,13 +135,19 @@ Value EvaluatorImpl::runFetches(SessionObject &sess, CallArgs &args) {
   if (!timeout.isNone())
     ro.timeoutMs = toInt(timeout, "timeout_in_ms", args.loc);
   if (sess.stallDetection)
-    ro.stallCheck = [&sess]() { return stalledQueue(sess); };
+    ro.stallCheck = [this, &sess]() {
+      return tflib::stalledQueue(*activity, *sess.session, [&sess](const std::string &node) {
+        std::shared_lock lock(sess.graph->mutex);
+        const ir::Node *n = sess.graph->graph->findNode(node);
+        return n ? n->loc() : SourceLoc{};
+      });
+    };
   std::optional<ir::Output> extra = sess.beforeRun(*this, plan.fetches, plan.targets, feeds);
   if (extra)
     plan.fetches.push_back(*extra);
   Expected<std::vector<ir::Tensor>> results = [&] {
     GilRelease release(gil);
-    RunInFlight inFlight;
+    tflib::ProgramActivity::Run inFlight(*activity);
     rt::Session *running = sess.session.get();
     {
       std::lock_guard<std::mutex> lock(runningMu);
@@ -337,8 +308,8 @@ Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) 
   auto blockEnv = std::make_shared<Env>(env);
   const Block *body = &e.body;
   const SourceLoc spawnLoc = e.loc;
-  gLiveThreads.fetch_add(1);
-  th->thread = std::thread([this, th, parent, blockEnv, body, spawnLoc]() mutable {
+  auto alive = std::make_shared<tflib::ProgramActivity::Thread>(activity);
+  th->thread = std::thread([this, th, parent, blockEnv, body, spawnLoc, alive]() mutable {
     ThreadState state = parent;
     state.spawnScopes.emplace_back();
     tlsThreadState = &state;
@@ -379,7 +350,7 @@ Value EvaluatorImpl::spawn(const SpawnExpr &e, const std::shared_ptr<Env> &env) 
     th->result = std::move(result);
     th->error = std::move(err);
     th->done = true;
-    gLiveThreads.fetch_sub(1);
+    alive.reset();
     th->cv.notify_all();
   });
   ThreadState &t = ts();

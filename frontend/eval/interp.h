@@ -16,6 +16,7 @@
 #include "frontend/evaluator.h"
 #include "ir/device_spec.h"
 #include "runtime/remote_cluster.h"
+#include "tflib/input/activity.h"
 
 namespace sluice::rt {
 class Session;
@@ -184,6 +185,9 @@ public:
   void interruptRuns();
   std::mutex runningMu;
   std::multiset<rt::Session *> runningSessions; // guarded by runningMu
+  /// This program's live threads and runs in flight, for the stall check.
+  const std::shared_ptr<tflib::ProgramActivity> activity =
+      std::make_shared<tflib::ProgramActivity>();
 
   EvalOptions opts;
   DiagnosticEngine &diags;
@@ -206,10 +210,9 @@ public:
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<std::shared_ptr<ThreadObject>> topLevelThreads;
   std::vector<std::string> tempDirs;
-  /// The process's servers and cluster connections (builtins_server.cc):
-  /// the CLI's when it gave one, else made on first use.
-  std::shared_ptr<ClusterHost> clusterHost();
-  std::shared_ptr<ClusterHost> clusterHost_;
+  /// The process's servers and cluster connections (builtins_server.cc);
+  /// failed_precondition at `loc` when the embedder gave none.
+  rt::ClusterHost &clusterHost(const SourceLoc &loc);
   /// Graphs that map/filter bodies were traced in; kept because values
   /// made while tracing may outlive the trace.
   std::vector<std::unique_ptr<GraphContext>> functionBodies;

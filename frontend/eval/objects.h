@@ -128,17 +128,6 @@ public:
   bool pipelinesChecked = false;
 };
 
-/// What the program is doing, for stall detection: threads alive (spawned
-/// and queue-runner threads) and session runs in flight, process-wide.
-inline std::atomic<int> gLiveThreads{0};
-inline std::atomic<int> gRunsInFlight{0};
-
-/// Counts a run in flight for its lifetime.
-struct RunInFlight {
-  RunInFlight() { gRunsInFlight.fetch_add(1); }
-  ~RunInFlight() { gRunsInFlight.fetch_sub(1); }
-};
-
 /// A thread started by `spawn`.
 class ThreadObject : public Object {
 public:

@@ -7,32 +7,32 @@
 #include <iostream>
 #include <thread>
 
-#include "runtime/turnstile.h"
-
 namespace sluice::frontend {
 
 namespace {
 
 /// A native thread as a ThreadObject, started now or by its .start();
-/// `body` returns its error.
+/// `body` returns its error. It counts as the program's live thread for
+/// the stall check from its start until its body returned.
 std::shared_ptr<ThreadObject> startNative(std::string name,
+                                          std::shared_ptr<tflib::ProgramActivity> activity,
                                           std::function<std::optional<Status>()> body,
                                           bool start = true) {
   auto th = std::make_shared<ThreadObject>();
   th->name = std::move(name);
   std::weak_ptr<ThreadObject> weak = th;
-  auto launch = [weak, body = std::move(body)] {
+  auto launch = [weak, activity, body = std::move(body)] {
     auto t = weak.lock();
     if (!t)
       return;
-    gLiveThreads.fetch_add(1);
-    t->thread = std::thread([t, body] {
+    auto alive = std::make_shared<tflib::ProgramActivity::Thread>(activity);
+    t->thread = std::thread([t, body, alive]() mutable {
       std::optional<Status> err = body();
       std::lock_guard<std::mutex> g(t->mu);
       if (err)
         t->error = LangError{*err};
       t->done = true;
-      gLiveThreads.fetch_sub(1);
+      alive.reset();
       t->cv.notify_all();
     });
   };
@@ -43,49 +43,15 @@ std::shared_ptr<ThreadObject> startNative(std::string name,
   return th;
 }
 
-bool isCleanStop(const Status &s) { return s.code() == Code::kOutOfRange; }
-
 } // namespace
 
 std::optional<Status> CoordinatorObject::requestStop(EvaluatorImpl *ev,
                                                      std::optional<Status> error,
                                                      const SourceLoc &loc) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (error && isCleanStop(*error))
-    error.reset();
-  if (joined_ && error) {
-    Status s = *error;
-    lock.unlock();
-    if (!ev)
-      return s;
-    throwStatus(s, loc);
-  }
-  if (!stop_) {
-    if (error && !error_)
-      error_ = error;
-    stop_ = true;
-    cv_.notify_all();
-  }
-  return std::nullopt;
-}
-
-bool CoordinatorObject::shouldStop() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stop_;
-}
-
-std::optional<Status> CoordinatorObject::error() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return error_;
-}
-
-bool CoordinatorObject::waitForStop(double seconds) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (seconds < 0) {
-    cv_.wait(lock, [&] { return stop_; });
-    return true;
-  }
-  return cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return stop_; });
+  std::optional<Status> late = core->requestStop(std::move(error));
+  if (late && ev)
+    throwStatus(*late, loc);
+  return late;
 }
 
 void CoordinatorObject::registerThread(std::shared_ptr<ThreadObject> t) {
@@ -116,7 +82,7 @@ void CoordinatorObject::join(EvaluatorImpl &ev, std::vector<std::shared_ptr<Thre
   };
   {
     GilRelease release(ev.gil);
-    while (anyAlive() && !waitForStop(0.05)) {
+    while (anyAlive() && !core->waitForStop(0.05)) {
     }
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
     auto wait = std::chrono::milliseconds(1);
@@ -129,12 +95,10 @@ void CoordinatorObject::join(EvaluatorImpl &ev, std::vector<std::shared_ptr<Thre
   for (auto &t : threads)
     if (t->isAlive())
       stragglers += (stragglers.empty() ? "" : " ") + t->name;
-  std::optional<Status> err;
+  std::optional<Status> err = core->markJoined();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    joined_ = true;
     threads_.clear();
-    err = error_;
   }
   // Finished threads are reaped. A thread's own error (one it did not
   // report to the coordinator) is not the coordinator's to raise, as in TF,
@@ -181,14 +145,11 @@ std::optional<Value> CoordinatorObject::getAttr(EvaluatorImpl &, const std::stri
       Value t = argOr(a, 0, "timeout", Value::none());
       double secs = t.isNone() ? -1 : toNumber(t, "timeout", a.loc);
       GilRelease release(ev.gil);
-      return Value::boolean(self->waitForStop(secs));
+      return Value::boolean(self->core->waitForStop(secs));
     });
   if (name == "clear_stop")
     return Value::builtin(name, [self](EvaluatorImpl &, CallArgs &) {
-      std::lock_guard<std::mutex> lock(self->mu_);
-      self->stop_ = false;
-      self->joined_ = false;
-      self->error_.reset();
+      self->core->clearStop();
       return Value::none();
     });
   if (name == "register_thread")
@@ -241,107 +202,29 @@ std::optional<Value> CoordinatorObject::getAttr(EvaluatorImpl &, const std::stri
 std::vector<std::shared_ptr<ThreadObject>>
 QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObject> sess,
                                  std::shared_ptr<CoordinatorObject> coord, bool start,
-                                 const SourceLoc &loc) {
+                                 const SourceLoc &) {
   std::vector<std::shared_ptr<ThreadObject>> out;
   rt::Session *session = sess->session.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // TF returns [] while this runner's threads for the session still run.
-    PerSession &ps = sessions_[session];
-    // Threads not started yet count as running, as TF counts runs from
-    // create_threads on.
-    for (auto &t : ps.live)
+    // TF returns [] while this runner's threads for the session still
+    // run; threads not started yet count as running, as TF counts runs
+    // from create_threads on.
+    for (auto &t : live_[session])
       if (t->isAlive() || !t->started())
         return out;
-    ps.live.clear();
-    ps.running = static_cast<int>(enqueueOps.size());
   }
-  auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
-  // A deterministic session's runner threads take turns (thread k runs its
-  // op only after thread k-1's finished; a thread whose op ends leaves the
-  // rotation), so reads and enqueues happen in an order fixed by the graph.
-  std::shared_ptr<rt::Turnstile> turns;
-  if (session->options().deterministic)
-    turns = std::make_shared<rt::Turnstile>(static_cast<int>(enqueueOps.size()));
-  for (size_t i = 0; i < enqueueOps.size(); ++i) {
-    ir::NodeId op = enqueueOps[i];
-    int turn = static_cast<int>(i);
-    std::string name = "queue_runner_" + graph->graph->node(op).name();
-    out.push_back(startNative(name, [self, sess, session, coord, op, turns,
-                                     turn]() -> std::optional<Status> {
-      bool decremented = false;
-      std::optional<Status> failure;
-      auto giveUp = [&] { return (coord && coord->shouldStop()) || session->isClosed(); };
-      while (!(coord && coord->shouldStop())) {
-        if (turns && !turns->acquire(turn, giveUp))
-          break;
-        if (turns && coord && coord->shouldStop())
-          break; // the stop came while this thread waited for its turn
-        auto r = [&] {
-          RunInFlight inFlight;
-          return session->run({}, {}, {op});
-        }();
-        if (r.hasValue()) {
-          if (turns)
-            turns->release(turn);
-          continue;
-        }
-        if (turns)
-          turns->leave(turn);
-        Status s = r.takeStatus();
-        if (s.code() == Code::kOutOfRange) {
-          // The queue upstream closed: the last thread to end closes ours,
-          // so end of input flows down a chain of queues.
-          bool last;
-          {
-            std::lock_guard<std::mutex> lock(self->mu_);
-            last = --self->sessions_[session].running == 0;
-            decremented = true;
-          }
-          if (last && self->closeOp != ir::kNoNode)
-            (void)session->run({}, {}, {self->closeOp});
-          break;
-        }
-        failure = s;
-        break;
-      }
-      if (turns)
-        turns->leave(turn);
-      if (!decremented) {
-        std::lock_guard<std::mutex> lock(self->mu_);
-        --self->sessions_[session].running;
-      }
-      if (failure) {
-        if (coord) {
-          // Reported too late (the coordinator was joined): as in TF, the
-          // thread dies with the error, which its join() then raises.
-          if (auto late = coord->requestStop(nullptr, failure, {}))
-            return late;
-        } else {
-          std::lock_guard<std::mutex> lock(self->mu_);
-          self->exceptions_.push_back(*failure);
-          std::cerr << "Exception in queue_runner: " << failure->toString() << "\n";
-        }
-      }
-      return std::nullopt; // errors go to the coordinator, as in TF
-    }, start));
-  }
-  if (coord && cancelOp != ir::kNoNode) {
-    ir::NodeId cancel = cancelOp;
-    out.push_back(startNative("queue_runner_close_on_stop", [sess, session, coord, cancel]() {
-      // A runner must not outlive its session waiting for a stop that
-      // nobody will request.
-      while (!coord->waitForStop(0.05))
-        if (session->isClosed())
-          return std::optional<Status>();
-      if (!session->isClosed())
-        (void)session->run({}, {}, {cancel});
-      return std::optional<Status>();
-    }, start));
+  for (auto &body : runner->startRound(*session, coord ? coord->core : nullptr, ev.activity)) {
+    std::string name = body.op == ir::kNoNode
+                           ? "queue_runner_close_on_stop"
+                           : "queue_runner_" + graph->graph->node(body.op).name();
+    // The thread holds the session object, so the session outlives it.
+    out.push_back(startNative(name, ev.activity, [sess, run = body.run] { return run(); },
+                              start));
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    sessions_[session].live = out;
+    live_[session] = out;
   }
   if (coord)
     for (auto &t : out)
@@ -353,7 +236,6 @@ QueueRunnerObject::createThreads(EvaluatorImpl &ev, std::shared_ptr<SessionObjec
     else
       ev.topLevelThreads.push_back(th);
   }
-  (void)loc;
   return out;
 }
 
@@ -361,20 +243,20 @@ std::optional<Value> QueueRunnerObject::getAttr(EvaluatorImpl &, const std::stri
   auto self = std::static_pointer_cast<QueueRunnerObject>(shared_from_this());
   if (name == "queue")
     return queue;
+  const tflib::QueueRunnerDef &def = runner->def();
   if (name == "enqueue_ops") {
     List ops;
-    for (ir::NodeId id : enqueueOps)
+    for (ir::NodeId id : def.enqueueOps)
       ops.push_back(Value::op(graph, id));
     return Value::list(std::move(ops));
   }
   if (name == "close_op")
-    return closeOp == ir::kNoNode ? Value::none() : Value::op(graph, closeOp);
+    return def.closeOp == ir::kNoNode ? Value::none() : Value::op(graph, def.closeOp);
   if (name == "cancel_op")
-    return cancelOp == ir::kNoNode ? Value::none() : Value::op(graph, cancelOp);
+    return def.cancelOp == ir::kNoNode ? Value::none() : Value::op(graph, def.cancelOp);
   if (name == "exceptions_raised") {
-    std::lock_guard<std::mutex> lock(mu_);
     List errs;
-    for (const Status &s : exceptions_)
+    for (const Status &s : runner->exceptions())
       errs.push_back(Value::object(std::make_shared<ErrorObject>(s)));
     return Value::list(std::move(errs));
   }

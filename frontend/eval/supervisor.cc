@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
-#include <unistd.h>
 
 #include "backend/io/checkpoint.h"
 #include "frontend/eval/supervised_session.h"
@@ -452,9 +451,7 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
           sess->stepUpdaters.insert(id);
     }
   }
-  const char *progressEnv = std::getenv("SLUICE_PROGRESS");
-  sess->progress = (!opts.err || opts.err == &std::cerr) && ::isatty(STDERR_FILENO) &&
-                   !(progressEnv && std::string(progressEnv) == "0");
+  sess->progress = opts.progressLine && (!opts.err || opts.err == &std::cerr);
   if (!s.asName.empty())
     env->set(s.asName, Value::object(sess));
   ThreadState &t = ts();
@@ -482,7 +479,7 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
   // TF's managed_session ends cleanly on out_of_range (the input ran out).
   if (failure && !failure->testFailure && failure->status.code() == Code::kOutOfRange)
     failure.reset();
-  if (!failure && !sess->coord->error()) {
+  if (!failure && !sess->coord->core->error()) {
     try {
       sess->saveIfNew(*this, s.loc);
     } catch (LangError &e) {

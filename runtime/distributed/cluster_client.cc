@@ -42,7 +42,7 @@ Expected<TaskIdentity> askTask(const std::string &address, const ChannelOptions 
   if (!st.ok())
     return fromGrpc(st, "the server at " + address);
   TaskIdentity id;
-  SLUICE_ASSIGN_OR_RETURN(id.cluster, ir::clusterSpecFromJson(resp.cluster_json()));
+  SLUICE_ASSIGN_OR_RETURN(id.cluster, rt::clusterSpecFromJson(resp.cluster_json()));
   id.task = resp.task();
   return id;
 }

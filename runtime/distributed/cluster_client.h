@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "ir/cluster_spec.h"
+#include "runtime/cluster_spec.h"
 #include "runtime/distributed/channel.h"
 #include "runtime/remote_cluster.h"
 
@@ -20,7 +20,7 @@ namespace sluice::dist {
 class Peers;
 
 struct ClusterClientOptions {
-  ir::ClusterSpec cluster;
+  rt::ClusterSpec cluster;
   /// The task whose server the session targets; its devices come first,
   /// so ops that ask for no device run there (TF's client device).
   std::string localTask;
@@ -37,7 +37,7 @@ struct ClusterClientOptions {
 /// Who serves at `address`: its cluster and task name (a session target
 /// in another process). Waits for it up to `timeout`.
 struct TaskIdentity {
-  ir::ClusterSpec cluster;
+  rt::ClusterSpec cluster;
   std::string task;
 };
 Expected<TaskIdentity> askTask(const std::string &address, const ChannelOptions &channel,

@@ -10,7 +10,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 
-#include "ir/cluster_spec.h"
+#include "runtime/cluster_spec.h"
 #include "runtime/distributed/channel.h"
 #include "runtime/distributed/worker.grpc.pb.h"
 #include "support/status.h"
@@ -38,7 +38,7 @@ constexpr const char *kRecvTensorMethod = "/sluice.rpc.Worker/RecvTensor";
 /// Stubs to the cluster's tasks, made on first use.
 class Peers {
 public:
-  Peers(ir::ClusterSpec cluster, ChannelOptions opts)
+  Peers(rt::ClusterSpec cluster, ChannelOptions opts)
       : cluster_(std::move(cluster)), opts_(std::move(opts)) {}
   /// The stub of the task named "/job:J/replica:R/task:T", or not_found.
   Expected<rpc::Worker::Stub *> stub(const std::string &task, std::string *address = nullptr);
@@ -47,10 +47,10 @@ public:
   /// A call context with the token and a deadline.
   std::unique_ptr<grpc::ClientContext> context(std::chrono::steady_clock::time_point deadline) const;
   const ChannelOptions &options() const { return opts_; }
-  const ir::ClusterSpec &cluster() const { return cluster_; }
+  const rt::ClusterSpec &cluster() const { return cluster_; }
 
 private:
-  ir::ClusterSpec cluster_;
+  rt::ClusterSpec cluster_;
   ChannelOptions opts_;
   struct Peer {
     std::unique_ptr<rpc::Worker::Stub> stub;

@@ -268,7 +268,7 @@ private:
 
 // --- the service -----------------------------------------------------------------
 
-WorkerService::WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
+WorkerService::WorkerService(rt::ClusterSpec cluster, std::string type, int index, int cpus,
                              ChannelOptions opts)
     : cluster_(cluster), task_("/job:" + type + "/replica:0/task:" + std::to_string(index)),
       peers_(std::move(cluster), std::move(opts)), pool_(0) {
@@ -368,7 +368,7 @@ grpc::ServerUnaryReactor *WorkerService::GetStatus(grpc::CallbackServerContext *
   auto *reactor = ctx->DefaultReactor();
   SLUICE_CHECK_TOKEN(ctx, reactor)
   resp->set_task(task_);
-  resp->set_cluster_json(ir::clusterSpecToJson(cluster_));
+  resp->set_cluster_json(rt::clusterSpecToJson(cluster_));
   for (const std::string &d : devices_)
     resp->add_devices(d);
   reactor->Finish(grpc::Status::OK);

@@ -13,7 +13,7 @@
 
 #include "backend/rendezvous.h"
 #include "backend/resource_mgr.h"
-#include "ir/cluster_spec.h"
+#include "runtime/cluster_spec.h"
 #include "runtime/distributed/peers.h"
 #include "runtime/executor.h"
 #include "runtime/step_threads.h"
@@ -30,7 +30,7 @@ using WorkerServiceBase = rpc::Worker::WithRawCallbackMethod_RunGraph<
 class WorkerService final : public WorkerServiceBase {
 public:
   /// Task `type:index` of `cluster`, with `cpus` CPU devices.
-  WorkerService(ir::ClusterSpec cluster, std::string type, int index, int cpus,
+  WorkerService(rt::ClusterSpec cluster, std::string type, int index, int cpus,
                 ChannelOptions opts);
   ~WorkerService() override;
 
@@ -81,7 +81,7 @@ private:
   /// Forgets step `id` (its end: CleanupStep, or a lone partition finishing).
   void dropStep(int64_t id);
 
-  ir::ClusterSpec cluster_;
+  rt::ClusterSpec cluster_;
   std::string task_;
   std::vector<std::string> devices_;
   Peers peers_;

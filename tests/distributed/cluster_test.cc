@@ -25,7 +25,7 @@ std::string loopback() {
 }
 
 struct Cluster {
-  ir::ClusterSpec spec;
+  rt::ClusterSpec spec;
   std::vector<std::unique_ptr<Server>> servers;
 
   explicit Cluster(int ps, int workers, ChannelOptions channel = {}) {
@@ -237,7 +237,7 @@ TEST(ClusterTest, ACallWithoutTheTokenIsRefused) {
 }
 
 TEST(ClusterTest, ATaskThatIsNotUpIsUnavailableNamingIt) {
-  ir::ClusterSpec spec;
+  rt::ClusterSpec spec;
   std::string ps = loopback();
   spec.addJob("ps", {ps});
   spec.addJob("worker", {loopback()});
@@ -301,7 +301,7 @@ TEST(ClusterTest, AStepDeadlineReachesTheTasks) {
 }
 
 TEST(ClusterTest, TwoServersCannotShareAnAddress) {
-  ir::ClusterSpec spec;
+  rt::ClusterSpec spec;
   std::string a = loopback();
   spec.addJob("worker", {a, a});
   ServerOptions o;

@@ -1,6 +1,7 @@
 // tests/passes/placer_test.cc: device sets, colocation groups, kernels
 // per device type and soft placement, on graphs built directly.
 #include "passes/placer.h"
+#include "runtime/pass_config.h"
 
 #include "tests/passes/test_graph.h"
 
@@ -108,7 +109,7 @@ TEST(PlacerTest, KernelsDecideTheDeviceType) {
   auto s = t.binary("s", "add", a, a);
   PlacementOptions o;
   o.devices = {kCpu0, "/job:localhost/replica:0/task:0/device:GPU:0"};
-  o.kernels = &reg;
+  o.kernels = rt::kernelQueries(&reg);
   ASSERT_TRUE(placeGraph(t.graph(), o, nullptr).isOk());
   EXPECT_EQ(t.graph().node(s.node).assignedDevice(), "/job:localhost/replica:0/task:0/device:GPU:0");
   EXPECT_EQ(t.graph().node(a.node).assignedDevice(), kCpu0);
