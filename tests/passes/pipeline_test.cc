@@ -1,6 +1,7 @@
 // tests/passes/pipeline_test.cc: pass order, --print-after, unknown names,
 // and shape inference.
 #include "passes/pipeline.h"
+#include "runtime/pass_config.h"
 
 #include "passes/shape_inference.h"
 #include "tests/passes/test_graph.h"
@@ -45,6 +46,7 @@ TEST(PipelineTest, PrintsAfterANamedPass) {
     printed += "// after " + std::string(pass) + "\n" + dump(g);
   };
   PassContext ctx;
+  ctx.options.kernels = rt::kernelQueries(nullptr); // folding, as a session folds
   ctx.fetches = {c};
   Status s = runPipeline(t.owned(), ctx, opts);
   ASSERT_TRUE(s.isOk()) << s.toString();
@@ -66,6 +68,7 @@ TEST(PipelineTest, PrintAfterAllNamesEachPassInOrder) {
     seen.emplace_back(pass);
   };
   PassContext ctx;
+  ctx.options.kernels = rt::kernelQueries(nullptr); // folding, as a session folds
   ctx.fetches = {c};
   ASSERT_TRUE(runPipeline(t.owned(), ctx, opts).isOk());
   EXPECT_EQ(seen, (std::vector<std::string>{"prune", "fuse-read-decode", "constant-folding",
@@ -77,6 +80,7 @@ TEST(PipelineTest, UnknownPassNameListsTheValidOnes) {
   PipelineOptions opts;
   opts.printAfter = "constant-fold";
   PassContext ctx;
+  ctx.options.kernels = rt::kernelQueries(nullptr); // folding, as a session folds
   Status s = runPipeline(t.owned(), ctx, opts);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown pass 'constant-fold' (valid passes: "
@@ -92,6 +96,7 @@ TEST(ShapeInferenceTest, RecomputesStaleShapes) {
   t.graph().node(y.node).setOutputShape(0, ir::Shape::unknown());
   auto pass = createShapeInferencePass();
   PassContext ctx;
+  ctx.options.kernels = rt::kernelQueries(nullptr); // folding, as a session folds
   ASSERT_TRUE(pass->run(t.graph(), ctx).isOk());
   EXPECT_EQ(t.graph().node(y.node).outputShape(0).str(), "[2, 3]");
 }
