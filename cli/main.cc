@@ -2,12 +2,15 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "support/settings.h"
 #include "support/stop_signals.h"
 
 int main(int argc, char **argv) {
   // Before any thread starts, so that every thread leaves the signals to
   // the one that stops servers cleanly.
   sluice::installStopSignals();
+  // The environment is read here, once; nothing below calls getenv.
+  sluice::setSettings(sluice::settingsFromEnvironment());
   CLI::App app{"sluice: a dataflow graph compiler and interpreter with TF1 semantics"};
   app.set_version_flag("--version", "sluice 0.1.0");
   app.require_subcommand(1);

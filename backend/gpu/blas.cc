@@ -1,5 +1,6 @@
 // backend/gpu/blas.cc: cuBLAS through dlopen, its handles per device.
 #include "backend/gpu/blas.h"
+#include "support/settings.h"
 
 #include <dlfcn.h>
 
@@ -40,13 +41,13 @@ Expected<BlasApi> open(const std::string &path) {
 
 Expected<BlasApi> load() {
   std::vector<std::string> paths;
-  if (const char *p = std::getenv("SLUICE_CUBLAS"); p && *p) {
-    paths.emplace_back(p);
+  auto s = settings();
+  if (!s->cublas.empty()) {
+    paths.push_back(s->cublas);
   } else {
     paths = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
-    for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char *p = std::getenv(var))
-        paths.push_back(std::string(p) + "/lib64/libcublas.so");
+    for (const std::string &root : s->cudaHomes)
+      paths.push_back(root + "/lib64/libcublas.so");
     paths.emplace_back("/usr/local/cuda/lib64/libcublas.so");
   }
   std::string why;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "backend/gpu/driver_api.h"
+#include "support/settings.h"
 
 namespace sluice::backend::gpu {
 
@@ -78,8 +79,8 @@ Expected<DriverApi> loadDriver(const std::string &path) {
 }
 
 Expected<DriverApi> loadDriver() {
-  const char *p = std::getenv("SLUICE_CUDA_DRIVER");
-  return loadDriver(p && *p ? std::string(p) : std::string("libcuda.so.1"));
+  const std::string &path = settings()->cudaDriver;
+  return loadDriver(path.empty() ? std::string("libcuda.so.1") : path);
 }
 
 Status check(const DriverApi &api, CUresult r, const char *call) {

@@ -1,6 +1,7 @@
 // backend/gpu/host_kernel.cc: host kernels behind device copies, and the
 // backend's counters.
 #include "backend/gpu/host_kernel.h"
+#include "support/settings.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -18,7 +19,7 @@ void countHostRun() { ++hostRuns; }
 void countModule() { ++modules; }
 
 void note(const std::string &line) {
-  if (const char *v = std::getenv("SLUICE_GPU_LOG"); v && *v && std::string(v) != "0")
+  if (settings()->gpuLog)
     std::cerr << "sluice-gpu: note: " << line << "\n";
 }
 

@@ -2,6 +2,7 @@
 // the one TU with the slow LLVM headers. LLVM is built without exceptions,
 // so nothing here throws; every LLVM error becomes a Status.
 #include "backend/jit/detail/engine.h"
+#include "support/settings.h"
 
 #include <algorithm>
 #include <chrono>
@@ -27,8 +28,7 @@
 namespace sluice::backend::jit {
 
 void jitLog(const std::string &line) {
-  const char *v = std::getenv("SLUICE_JIT_LOG");
-  if (v && *v && std::string(v) != "0")
+  if (settings()->jitLog)
     std::cerr << "sluice-jit: " << line << "\n";
 }
 

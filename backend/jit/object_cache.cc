@@ -4,6 +4,7 @@
 // length, u64 FNV-1a of the object, object bytes (integers little-endian).
 // The whole key is stored, so a hash collision reads as a mismatch.
 #include "backend/jit/object_cache.h"
+#include "support/settings.h"
 
 #include <algorithm>
 #include <chrono>
@@ -57,20 +58,20 @@ uint64_t fnv1a64(const std::string &bytes) {
 }
 
 std::string ObjectCache::defaultDirectory() {
-  if (const char *d = std::getenv("SLUICE_JIT_CACHE_DIR"))
-    return std::string(d) == "off" ? std::string() : std::string(d);
-  if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return (fs::path(x) / "sluice" / "jit").string();
-  if (const char *h = std::getenv("HOME"); h && *h)
-    return (fs::path(h) / ".cache" / "sluice" / "jit").string();
+  auto s = settings();
+  if (s->jitCacheDir)
+    return *s->jitCacheDir == "off" ? std::string() : *s->jitCacheDir;
+  if (!s->cacheHome.empty())
+    return (fs::path(s->cacheHome) / "sluice" / "jit").string();
   return std::string();
 }
 
 uint64_t ObjectCache::defaultMaxBytes() {
   constexpr uint64_t kDefaultMiB = 256;
-  const char *v = std::getenv("SLUICE_JIT_CACHE_MAX_MB");
-  if (!v || !*v)
+  const std::string text = settings()->jitCacheMaxMb;
+  if (text.empty())
     return kDefaultMiB << 20;
+  const char *v = text.c_str();
   char *end = nullptr;
   unsigned long long mib = std::strtoull(v, &end, 10);
   if (*end != '\0' || mib == 0 || mib > (uint64_t{1} << 40))

@@ -22,6 +22,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 
 #include "backend/jit/detail/codegen.h"
+#include "support/settings.h"
 #include "backend/jit/detail/llvm_support.h"
 #include "backend/jit/gpu_program.h"
 #include "backend/jit/jit.h"
@@ -75,11 +76,11 @@ std::string libdeviceName(const std::string &name) {
 std::string findLibdevice() {
   namespace fs = std::filesystem;
   std::vector<fs::path> candidates;
-  if (const char *p = std::getenv("SLUICE_LIBDEVICE"))
-    candidates.emplace_back(p);
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *p = std::getenv(var))
-      candidates.push_back(fs::path(p) / "nvvm/libdevice/libdevice.10.bc");
+  auto s = settings();
+  if (!s->libdevice.empty())
+    candidates.emplace_back(s->libdevice);
+  for (const std::string &root : s->cudaHomes)
+    candidates.push_back(fs::path(root) / "nvvm/libdevice/libdevice.10.bc");
   candidates.emplace_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
   candidates.emplace_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
   for (const fs::path &p : candidates) {

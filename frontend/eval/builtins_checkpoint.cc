@@ -60,20 +60,7 @@ std::unique_ptr<io::CheckpointReader> openReader(const std::string &path, const 
 /// graph's top level (no name scope, no control dependencies), not
 /// trainable.
 Value createGlobalStep(EvaluatorImpl &ev, const SourceLoc &loc) {
-  ThreadState &t = ev.ts();
-  std::vector<std::string> names = t.nameScopes;
-  std::vector<std::vector<ir::NodeId>> deps = t.controlDeps;
-  t.nameScopes.clear();
-  t.controlDeps.clear();
-  struct Restore {
-    ThreadState &t;
-    std::vector<std::string> &names;
-    std::vector<std::vector<ir::NodeId>> &deps;
-    ~Restore() {
-      t.nameScopes = names;
-      t.controlDeps = deps;
-    }
-  } restore{t, names, deps};
+  RootScopeGuard root(ev.ts());
   CallArgs a;
   a.loc = loc;
   a.positional = {Value::integer(0)};

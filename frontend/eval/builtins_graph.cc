@@ -58,16 +58,10 @@ Value createVariable(EvaluatorImpl &ev, const std::string &baseName, const Value
   std::string name = ev.scopedName(baseName);
   std::optional<ir::DType> dtype = o.dtype;
   // The initial value and the ops the variable creates live under its name.
-  ThreadState &t = ev.ts();
-  t.nameScopes.push_back(name + "/");
-  ir::Output initOut;
-  try {
-    initOut = ev.toTensor(init, dtype ? dtype : ev.symbolicDType(init), loc);
-  } catch (...) {
-    t.nameScopes.pop_back();
-    throw;
-  }
-  t.nameScopes.pop_back();
+  ir::Output initOut = [&] {
+    NameScopeGuard under(ev.ts(), name + "/");
+    return ev.toTensor(init, dtype ? dtype : ev.symbolicDType(init), loc);
+  }();
   GraphContext &g = ev.graph();
   const ir::Node &initNode = g.graph->node(initOut.node);
   ir::DType vt = initNode.outputType(initOut.index);

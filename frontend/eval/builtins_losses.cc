@@ -14,10 +14,8 @@ namespace {
 // Builds ops at one call site, inside a fresh name scope.
 class Ops {
 public:
-  Ops(EvaluatorImpl &ev, const SourceLoc &loc, const std::string &scope) : ev_(ev), loc_(loc) {
-    ev_.ts().nameScopes.push_back(ev_.uniqueScope(scope));
-  }
-  ~Ops() { ev_.ts().nameScopes.pop_back(); }
+  Ops(EvaluatorImpl &ev, const SourceLoc &loc, const std::string &scope)
+      : ev_(ev), loc_(loc), scope_(ev.ts(), ev.uniqueScope(scope)) {}
   Ops(const Ops &) = delete;
   Ops &operator=(const Ops &) = delete;
 
@@ -50,6 +48,7 @@ public:
 private:
   EvaluatorImpl &ev_;
   SourceLoc loc_;
+  NameScopeGuard scope_;
 };
 
 std::string nameOr(CallArgs &a, size_t pos, const char *dflt) {

@@ -48,20 +48,12 @@ public:
 // A variable at the top of the name scopes, colocated with `with`.
 Value absoluteVariable(EvaluatorImpl &ev, const std::string &name, const Value &init,
                        ir::DType t, ir::NodeId with, const SourceLoc &loc) {
-  ThreadState &ts = ev.ts();
-  ts.nameScopes.push_back("");
+  NameScopeGuard root(ev.ts(), "");
   VariableOptions o;
   o.dtype = t;
   o.trainable = false;
   o.colocateWith = with;
-  try {
-    Value v = createVariable(ev, name, init, o, loc);
-    ts.nameScopes.pop_back();
-    return v;
-  } catch (...) {
-    ts.nameScopes.pop_back();
-    throw;
-  }
+  return createVariable(ev, name, init, o, loc);
 }
 
 // A slot's initial value: `init` everywhere, shaped like the variable.
@@ -129,121 +121,110 @@ Value applyGradients(EvaluatorImpl &ev, OptimizerObject &opt,
                "No gradients provided for any variable, check your graph for ops that do not "
                "support gradients, between variables [" + varNames + "] and the loss",
                loc);
-  ThreadState &ts = ev.ts();
-  ts.nameScopes.push_back(ev.uniqueScope(name));
-  try {
-    std::vector<ir::NodeId> applies;
-    auto hp = [&](const char *key, ir::DType t) { return ev.toTensor(opt.hyper.at(key), t, loc); };
-    if (opt.kind == Kind::kAdam && opt.nonSlot.empty()) {
-      // Adam's beta powers live with the first variable, as TF's.
-      const auto &first = updates.front().second;
-      ir::DType t = ev.graph().graph->node(first->info.handle).attr<ir::DType>("dtype");
-      opt.nonSlot.push_back(absoluteVariable(ev, "beta1_power", opt.hyper.at("beta1"), t,
-                                             first->info.handle, loc));
-      opt.nonSlot.push_back(absoluteVariable(ev, "beta2_power", opt.hyper.at("beta2"), t,
-                                             first->info.handle, loc));
+  NameScopeGuard scope(ev.ts(), ev.uniqueScope(name));
+  std::vector<ir::NodeId> applies;
+  auto hp = [&](const char *key, ir::DType t) { return ev.toTensor(opt.hyper.at(key), t, loc); };
+  if (opt.kind == Kind::kAdam && opt.nonSlot.empty()) {
+    // Adam's beta powers live with the first variable, as TF's.
+    const auto &first = updates.front().second;
+    ir::DType t = ev.graph().graph->node(first->info.handle).attr<ir::DType>("dtype");
+    opt.nonSlot.push_back(absoluteVariable(ev, "beta1_power", opt.hyper.at("beta1"), t,
+                                           first->info.handle, loc));
+    opt.nonSlot.push_back(absoluteVariable(ev, "beta2_power", opt.hyper.at("beta2"), t,
+                                           first->info.handle, loc));
+  }
+  for (const auto &[grad, var] : updates) {
+    const ir::Node &h = ev.graph().graph->node(var->info.handle);
+    ir::DType t = h.attr<ir::DType>("dtype");
+    std::vector<ir::Output> in{ir::Output{var->info.handle, 0}};
+    for (const SlotSpec &s : opt.slotSpecs()) {
+      auto key = std::make_pair(var->info.handle, std::string(s.name));
+      if (!opt.slots.count(key))
+        opt.slots[key] = absoluteVariable(ev, h.name() + "/" + s.suffix,
+                                          slotInit(ev, *var, s.init, loc), t, var->info.handle,
+                                          loc);
+      in.push_back(ir::Output{opt.slots[key].objectAs<VariableObject>()->info.handle, 0});
     }
-    for (const auto &[grad, var] : updates) {
-      const ir::Node &h = ev.graph().graph->node(var->info.handle);
-      ir::DType t = h.attr<ir::DType>("dtype");
-      std::vector<ir::Output> in{ir::Output{var->info.handle, 0}};
-      for (const SlotSpec &s : opt.slotSpecs()) {
-        auto key = std::make_pair(var->info.handle, std::string(s.name));
-        if (!opt.slots.count(key))
-          opt.slots[key] = absoluteVariable(ev, h.name() + "/" + s.suffix,
-                                            slotInit(ev, *var, s.init, loc), t, var->info.handle,
-                                            loc);
-        in.push_back(ir::Output{opt.slots[key].objectAs<VariableObject>()->info.handle, 0});
-      }
-      ir::AttrMap attrs;
-      std::string op;
-      switch (opt.kind) {
-      case Kind::kSgd:
-        op = "apply_gradient_descent";
-        in.push_back(hp("learning_rate", t));
-        in.push_back(grad);
-        break;
-      case Kind::kMomentum:
-        op = "apply_momentum";
-        in.push_back(hp("learning_rate", t));
-        in.push_back(grad);
-        in.push_back(hp("momentum", t));
-        attrs["use_nesterov"] = opt.nesterov;
-        break;
-      case Kind::kAdagrad:
-        op = "apply_adagrad";
-        in.push_back(hp("learning_rate", t));
-        in.push_back(grad);
-        break;
-      case Kind::kRmsProp:
-        op = "apply_rms_prop";
-        for (const char *k : {"learning_rate", "decay", "momentum", "epsilon"})
-          in.push_back(hp(k, t));
-        in.push_back(grad);
-        break;
-      case Kind::kAdam:
-        op = "apply_adam";
-        in.push_back(ev.toTensor(opt.nonSlot[0], t, loc));
-        in.push_back(ev.toTensor(opt.nonSlot[1], t, loc));
-        for (const char *k : {"learning_rate", "beta1", "beta2", "epsilon"})
-          in.push_back(hp(k, t));
-        in.push_back(grad);
-        break;
-      }
-      applies.push_back(ev.makeOp(op, std::move(in), std::move(attrs), loc,
-                                  "update_" + h.name() + "/" + op)
-                            .asOp()
-                            .node);
+    ir::AttrMap attrs;
+    std::string op;
+    switch (opt.kind) {
+    case Kind::kSgd:
+      op = "apply_gradient_descent";
+      in.push_back(hp("learning_rate", t));
+      in.push_back(grad);
+      break;
+    case Kind::kMomentum:
+      op = "apply_momentum";
+      in.push_back(hp("learning_rate", t));
+      in.push_back(grad);
+      in.push_back(hp("momentum", t));
+      attrs["use_nesterov"] = opt.nesterov;
+      break;
+    case Kind::kAdagrad:
+      op = "apply_adagrad";
+      in.push_back(hp("learning_rate", t));
+      in.push_back(grad);
+      break;
+    case Kind::kRmsProp:
+      op = "apply_rms_prop";
+      for (const char *k : {"learning_rate", "decay", "momentum", "epsilon"})
+        in.push_back(hp(k, t));
+      in.push_back(grad);
+      break;
+    case Kind::kAdam:
+      op = "apply_adam";
+      in.push_back(ev.toTensor(opt.nonSlot[0], t, loc));
+      in.push_back(ev.toTensor(opt.nonSlot[1], t, loc));
+      for (const char *k : {"learning_rate", "beta1", "beta2", "epsilon"})
+        in.push_back(hp(k, t));
+      in.push_back(grad);
+      break;
     }
-    ts.controlDeps.push_back(applies);
-    std::vector<ir::NodeId> finish = applies;
-    try {
-      if (opt.kind == Kind::kAdam) {
-        // After every update: beta powers advance one step.
-        for (int i = 0; i < 2; ++i) {
-          auto bp = opt.nonSlot[static_cast<size_t>(i)].objectAs<VariableObject>();
-          ir::DType t = ev.graph().graph->node(bp->info.handle).attr<ir::DType>("dtype");
-          ir::Output next = ev.makeOp("multiply",
-                                      {bp->info.readValue, hp(i == 0 ? "beta1" : "beta2", t)},
-                                      {}, loc)
-                                .asTensor()
-                                .out;
-          finish.push_back(ev.makeOp("assign", {ir::Output{bp->info.handle, 0}, next},
-                                     {{"validate_shape", true}}, loc,
-                                     i == 0 ? "update_beta1_power" : "update_beta2_power")
-                               .asTensor()
-                               .out.node);
-        }
-      }
-      if (!globalStep.isNone()) {
-        auto gs = globalStep.objectAs<VariableObject>();
-        if (!gs)
-          throwError(Code::kTypeError, "global_step must be a variable, got " +
-                                           globalStep.typeName(), loc);
-        ir::DType t = ev.graph().graph->node(gs->info.handle).attr<ir::DType>("dtype");
-        finish.push_back(ev.makeOp("assign_add", {ir::Output{gs->info.handle, 0},
-                                                  ev.toTensor(Value::integer(1), t, loc)},
-                                   {}, loc, "increment_global_step")
+    applies.push_back(ev.makeOp(op, std::move(in), std::move(attrs), loc,
+                                "update_" + h.name() + "/" + op)
+                          .asOp()
+                          .node);
+  }
+  std::vector<ir::NodeId> finish = applies;
+  {
+    ControlDepsGuard afterUpdates(ev.ts(), applies);
+    if (opt.kind == Kind::kAdam) {
+      // After every update: beta powers advance one step.
+      for (int i = 0; i < 2; ++i) {
+        auto bp = opt.nonSlot[static_cast<size_t>(i)].objectAs<VariableObject>();
+        ir::DType t = ev.graph().graph->node(bp->info.handle).attr<ir::DType>("dtype");
+        ir::Output next = ev.makeOp("multiply",
+                                    {bp->info.readValue, hp(i == 0 ? "beta1" : "beta2", t)},
+                                    {}, loc)
+                              .asTensor()
+                              .out;
+        finish.push_back(ev.makeOp("assign", {ir::Output{bp->info.handle, 0}, next},
+                                   {{"validate_shape", true}}, loc,
+                                   i == 0 ? "update_beta1_power" : "update_beta2_power")
                              .asTensor()
                              .out.node);
       }
-    } catch (...) {
-      ts.controlDeps.pop_back();
-      throw;
     }
-    ts.controlDeps.pop_back();
-    ir::NodeSpec group;
-    group.op = "no_op";
-    group.name = ev.scopedName("group_deps");
-    group.loc = loc;
-    group.controlInputs = finish;
-    ir::Node &n = ev.addNode(std::move(group));
-    ts.nameScopes.pop_back();
-    return Value::op(&ev.graph(), n.id());
-  } catch (...) {
-    ts.nameScopes.pop_back();
-    throw;
+    if (!globalStep.isNone()) {
+      auto gs = globalStep.objectAs<VariableObject>();
+      if (!gs)
+        throwError(Code::kTypeError, "global_step must be a variable, got " +
+                                         globalStep.typeName(), loc);
+      ir::DType t = ev.graph().graph->node(gs->info.handle).attr<ir::DType>("dtype");
+      finish.push_back(ev.makeOp("assign_add", {ir::Output{gs->info.handle, 0},
+                                                ev.toTensor(Value::integer(1), t, loc)},
+                                 {}, loc, "increment_global_step")
+                           .asTensor()
+                           .out.node);
+    }
   }
+  ir::NodeSpec group;
+  group.op = "no_op";
+  group.name = ev.scopedName("group_deps");
+  group.loc = loc;
+  group.controlInputs = finish;
+  ir::Node &n = ev.addNode(std::move(group));
+  return Value::op(&ev.graph(), n.id());
 }
 
 std::optional<Value> OptimizerObject::getAttr(EvaluatorImpl &, const std::string &attr) {

@@ -16,24 +16,6 @@ void def(Env &env, const std::string &name, BuiltinFn fn) {
   env.set(name, Value::builtin(name, std::move(fn)));
 }
 
-/// Calls a builtin (or method value) with positional and keyword args.
-Value invoke(EvaluatorImpl &ev, const Value &fn, std::vector<Value> pos,
-             std::vector<std::pair<std::string, Value>> kw, const SourceLoc &loc) {
-  CallArgs a;
-  a.loc = loc;
-  for (auto &v : pos) {
-    a.positional.push_back(std::move(v));
-    a.positionalLocs.push_back(loc);
-  }
-  for (auto &[k, v] : kw) {
-    a.keywords.emplace_back(k, std::move(v));
-    a.keywordLocs.push_back(loc);
-  }
-  return ev.call(fn, a);
-}
-
-Value builtin(EvaluatorImpl &ev, const std::string &name) { return *ev.builtins->lookup(name); }
-
 ir::NodeId opNode(EvaluatorImpl &ev, const Value &v, const SourceLoc &loc) {
   if (v.is(Value::kOp))
     return v.asOp().node;
@@ -54,10 +36,10 @@ std::shared_ptr<QueueRunnerObject> makeRunner(EvaluatorImpl &ev, const Value &qu
     throwError(Code::kValueError, "Must provide queue and enqueue_ops.", loc);
   // Defaults as TF: close() and close(cancel_pending_enqueues: true).
   Value close = closeOp.isNone()
-                    ? invoke(ev, ev.getAttr(queue, "close", loc), {}, {}, loc)
+                    ? ev.callWith(ev.getAttr(queue, "close", loc), {}, {}, loc)
                     : closeOp;
   Value cancel = cancelOp.isNone()
-                     ? invoke(ev, ev.getAttr(queue, "close", loc), {},
+                     ? ev.callWith(ev.getAttr(queue, "close", loc), {},
                               {{"cancel_pending_enqueues", Value::boolean(true)}}, loc)
                      : cancelOp;
   def.closeOp = opNode(ev, close, loc);
@@ -69,7 +51,7 @@ std::shared_ptr<QueueRunnerObject> makeRunner(EvaluatorImpl &ev, const Value &qu
 /// A local variable (TF's LOCAL_VARIABLES collection), e.g. epoch counters.
 Value localVariable(EvaluatorImpl &ev, Value init, const std::string &name, const SourceLoc &loc,
                     bool validateShape = true) {
-  Value var = invoke(ev, builtin(ev, "variable"), {std::move(init)},
+  Value var = ev.callWith(ev.builtin("variable"), {std::move(init)},
                      {{"name", Value::string(name)},
                       {"validate_shape", Value::boolean(validateShape)}},
                      loc);
@@ -89,16 +71,11 @@ Value limitEpochs(EvaluatorImpl &ev, const Value &tensor, const Value &numEpochs
   int64_t n = toInt(numEpochs, "num_epochs", loc);
   if (n <= 0)
     throwError(Code::kValueError, "num_epochs must be > 0 not " + std::to_string(n), loc);
-  ThreadState &t = ev.ts();
-  std::string scope = ev.scopedName("limit_epochs");
-  t.nameScopes.push_back(scope + "/");
+  NameScopeGuard scope(ev.ts(), ev.scopedName("limit_epochs") + "/");
   Value epochs = localVariable(ev, Value::hostTensor(ir::Tensor::scalar<int64_t>(0)), "epochs", loc);
-  Value counter = invoke(ev, builtin(ev, "count_up_to"), {epochs, Value::integer(n)}, {}, loc);
-  t.controlDeps.push_back({opNode(ev, counter, loc)});
-  Value out = invoke(ev, builtin(ev, "identity"), {tensor}, {{"name", Value::string("epoch_limit")}}, loc);
-  t.controlDeps.pop_back();
-  t.nameScopes.pop_back();
-  return out;
+  Value counter = ev.callWith(ev.builtin("count_up_to"), {epochs, Value::integer(n)}, {}, loc);
+  ControlDepsGuard afterCount(ev.ts(), {opNode(ev, counter, loc)});
+  return ev.callWith(ev.builtin("identity"), {tensor}, {{"name", Value::string("epoch_limit")}}, loc);
 }
 
 Value inputProducer(EvaluatorImpl &ev, Value input, std::optional<ir::Shape> elementShape,
@@ -106,12 +83,7 @@ Value inputProducer(EvaluatorImpl &ev, Value input, std::optional<ir::Shape> ele
                     const Value &sharedName, const std::string &name, const Value &cancelOp,
                     const SourceLoc &loc) {
   ThreadState &t = ev.ts();
-  std::string scope = ev.scopedName(name);
-  t.nameScopes.push_back(scope + "/");
-  struct Pop {
-    ThreadState &t;
-    ~Pop() { t.nameScopes.pop_back(); }
-  } pop{t};
+  NameScopeGuard scope(t, ev.scopedName(name) + "/");
   ir::Output in = ev.toTensor(input, std::nullopt, loc);
   const ir::Node &n = ev.graph().graph->node(in.node);
   ir::Shape shape = n.outputShape(in.index);
@@ -131,19 +103,19 @@ Value inputProducer(EvaluatorImpl &ev, Value input, std::optional<ir::Shape> ele
                loc);
   Value tensor = Value::tensor(ev.ts().graph, in);
   if (shuffle)
-    tensor = invoke(ev, builtin(ev, "random_shuffle"), {tensor}, {{"seed", seed}}, loc);
+    tensor = ev.callWith(ev.builtin("random_shuffle"), {tensor}, {{"seed", seed}}, loc);
   tensor = limitEpochs(ev, tensor, numEpochs, loc);
   List dims;
   for (int64_t d : elem.dims())
     dims.push_back(Value::integer(d));
-  Value q = invoke(ev, builtin(ev, "fifo_queue"),
+  Value q = ev.callWith(ev.builtin("fifo_queue"),
                    {Value::integer(capacity)},
                    {{"dtypes", Value::list({Value::dtype(n.outputType(in.index))})},
                     {"shapes", Value::list({Value::list(std::move(dims))})},
                     {"shared_name", sharedName},
                     {"name", Value::string("fifo_queue")}},
                    loc);
-  Value enq = invoke(ev, ev.getAttr(q, "enqueue_many", loc), {Value::list({tensor})}, {}, loc);
+  Value enq = ev.callWith(ev.getAttr(q, "enqueue_many", loc), {Value::list({tensor})}, {}, loc);
   auto runner = makeRunner(ev, q, Value::list({enq}), Value::none(), cancelOp, loc);
   ev.graph().queueRunners.push_back(runner);
   return q;
@@ -193,12 +165,7 @@ Value buildBatch(EvaluatorImpl &ev, BatchArgs b, const SourceLoc &loc) {
                    std::to_string(b.minAfterDequeue) + ".",
                loc);
   ThreadState &t = ev.ts();
-  std::string scope = ev.scopedName(b.name);
-  t.nameScopes.push_back(scope + "/");
-  struct Pop {
-    ThreadState &t;
-    ~Pop() { t.nameScopes.pop_back(); }
-  } pop{t};
+  NameScopeGuard scope(t, ev.scopedName(b.name) + "/");
   std::vector<std::vector<ir::Output>> lists;
   for (const Value &l : b.tensorLists) {
     std::vector<ir::Output> outs;
@@ -226,9 +193,9 @@ Value buildBatch(EvaluatorImpl &ev, BatchArgs b, const SourceLoc &loc) {
   if (b.shuffle) {
     kw.emplace_back("min_after_dequeue", Value::integer(b.minAfterDequeue));
     kw.emplace_back("seed", b.seed);
-    q = invoke(ev, builtin(ev, "random_shuffle_queue"), {Value::integer(b.capacity)}, kw, loc);
+    q = ev.callWith(ev.builtin("random_shuffle_queue"), {Value::integer(b.capacity)}, kw, loc);
   } else {
-    q = invoke(ev, builtin(ev, b.dynamicPad ? "padding_fifo_queue" : "fifo_queue"),
+    q = ev.callWith(ev.builtin(b.dynamicPad ? "padding_fifo_queue" : "fifo_queue"),
                {Value::integer(b.capacity)}, kw, loc);
   }
   List enqueues;
@@ -241,7 +208,7 @@ Value buildBatch(EvaluatorImpl &ev, BatchArgs b, const SourceLoc &loc) {
     for (int64_t i = 0; i < copies; ++i) {
       // One enqueue op, repeated: TF runs the same op on several threads.
       if (i == 0)
-        enqueues.push_back(invoke(ev, ev.getAttr(q, b.enqueueMany ? "enqueue_many" : "enqueue", loc),
+        enqueues.push_back(ev.callWith(ev.getAttr(q, b.enqueueMany ? "enqueue_many" : "enqueue", loc),
                                   {comp}, {}, loc));
       else
         enqueues.push_back(enqueues.back());
@@ -249,7 +216,7 @@ Value buildBatch(EvaluatorImpl &ev, BatchArgs b, const SourceLoc &loc) {
   }
   auto runner = makeRunner(ev, q, Value::list(enqueues), Value::none(), Value::none(), loc);
   ev.graph().queueRunners.push_back(runner);
-  Value out = invoke(ev, ev.getAttr(q, b.allowSmaller ? "dequeue_up_to" : "dequeue_many", loc),
+  Value out = ev.callWith(ev.getAttr(q, b.allowSmaller ? "dequeue_up_to" : "dequeue_many", loc),
                      {Value::integer(b.batchSize)}, {}, loc);
   if (lists[0].size() == 1 && !out.isSequence())
     out = Value::list({out});
@@ -413,29 +380,15 @@ void installPipelineBuiltins(EvaluatorImpl &evaluator, Env &env) {
     std::string base = nameV.isNone() ? "matching_filenames" : toStr(nameV, "name", a.loc);
     // As TF: the glob runs once, when local_variables_initializer assigns
     // it, and the variable (not the op) is what consumers read.
-    ThreadState &t = ev.ts();
     std::string scope = ev.scopedName(base);
-    t.nameScopes.push_back(scope + "/");
-    Value files;
-    try {
-      files = invoke(ev, builtin(ev, "matching_files"), {pattern}, {}, a.loc);
-    } catch (...) {
-      t.nameScopes.pop_back();
-      throw;
-    }
-    t.nameScopes.pop_back();
-    // `scope` is already a full name: an empty scope keeps it from being
+    Value files = [&] {
+      NameScopeGuard inside(ev.ts(), scope + "/");
+      return ev.callWith(ev.builtin("matching_files"), {pattern}, {}, a.loc);
+    }();
+    // `scope` is already a full name: the root scope keeps it from being
     // prefixed twice.
-    t.nameScopes.push_back("");
-    Value var;
-    try {
-      var = localVariable(ev, files, scope, a.loc, /*validateShape=*/false);
-    } catch (...) {
-      t.nameScopes.pop_back();
-      throw;
-    }
-    t.nameScopes.pop_back();
-    return var;
+    NameScopeGuard root(ev.ts(), "");
+    return localVariable(ev, files, scope, a.loc, /*validateShape=*/false);
   });
   def(env, "limit_epochs", [](EvaluatorImpl &ev, CallArgs &a) {
     return limitEpochs(ev, requireArg(a, 0, "tensor", "limit_epochs"),
@@ -452,14 +405,15 @@ void installPipelineBuiltins(EvaluatorImpl &evaluator, Env &env) {
     // An empty list at run time stops the runner, as TF's Assert does.
     ir::Output in = ev.toTensor(input, ir::DType::kString, a.loc);
     Value tensor = Value::tensor(t.graph, in);
-    Value size = invoke(ev, builtin(ev, "size"), {tensor}, {}, a.loc);
+    Value size = ev.callWith(ev.builtin("size"), {tensor}, {}, a.loc);
     Value nonEmpty = ev.binary(BinaryOp::kGt, size, Value::integer(0), a.loc);
-    Value check = invoke(ev, builtin(ev, "assert"),
+    Value check = ev.callWith(ev.builtin("assert"),
                          {nonEmpty, Value::list({Value::string("string_input_producer requires a non-null input tensor")})},
                          {}, a.loc);
-    t.controlDeps.push_back({opNode(ev, check, a.loc)});
-    Value guarded = invoke(ev, builtin(ev, "identity"), {tensor}, {}, a.loc);
-    t.controlDeps.pop_back();
+    Value guarded = [&] {
+      ControlDepsGuard afterCheck(t, {opNode(ev, check, a.loc)});
+      return ev.callWith(ev.builtin("identity"), {tensor}, {}, a.loc);
+    }();
     return inputProducer(ev, guarded, std::nullopt, argOr(a, 1, "num_epochs", Value::none()),
                          ev.truthy(argOr(a, 2, "shuffle", Value::boolean(true)), a.loc),
                          argOr(a, 3, "seed", Value::none()),
@@ -488,7 +442,7 @@ void installPipelineBuiltins(EvaluatorImpl &evaluator, Env &env) {
     checkKeywords(a, "range_input_producer", {"limit", "num_epochs", "shuffle", "seed",
                                               "capacity", "shared_name", "name"});
     Value limit = requireArg(a, 0, "limit", "range_input_producer");
-    Value range = invoke(ev, builtin(ev, "range"), {Value::integer(0), limit},
+    Value range = ev.callWith(ev.builtin("range"), {Value::integer(0), limit},
                          {{"dtype", Value::dtype(ir::DType::kI32)}}, a.loc);
     return inputProducer(ev, range, std::nullopt, argOr(a, 1, "num_epochs", Value::none()),
                          ev.truthy(argOr(a, 2, "shuffle", Value::boolean(true)), a.loc),

@@ -106,16 +106,8 @@ Value averageTowers(EvaluatorImpl &ev, CallArgs &a) {
   if (towers.empty())
     throwError(Code::kValueError, "average_towers() needs at least one tower", a.loc);
   std::string name = toStr(argOr(a, 1, "name", Value::string("average_towers")), "name", a.loc);
-  ThreadState &t = ev.ts();
-  t.nameScopes.push_back(ev.uniqueScope(name));
-  try {
-    Value out = Averager(ev, a.loc).average(towers, "");
-    t.nameScopes.pop_back();
-    return out;
-  } catch (...) {
-    t.nameScopes.pop_back();
-    throw;
-  }
+  NameScopeGuard scope(ev.ts(), ev.uniqueScope(name));
+  return Averager(ev, a.loc).average(towers, "");
 }
 
 } // namespace

@@ -92,18 +92,14 @@ void installSummaryBuiltins(EvaluatorImpl &evaluator, Env &env) {
     // scope made from `name` under the current scopes ("train/loss").
     std::string scope = ev.uniqueScope(name);
     std::string tagName = scope.substr(0, scope.size() - 1);
-    ThreadState &t = ev.ts();
-    t.nameScopes.push_back(scope);
-    Value out;
-    try {
-      ir::Output tag = ev.toTensor(Value::string(tagName), ir::DType::kString, a.loc);
-      t.nameScopes.back() = "";
-      out = ev.makeOp("scalar_summary", {tag, value}, {}, a.loc, tagName);
-    } catch (...) {
-      t.nameScopes.pop_back();
-      throw;
-    }
-    t.nameScopes.pop_back();
+    ir::Output tag = [&] {
+      NameScopeGuard inside(ev.ts(), scope);
+      return ev.toTensor(Value::string(tagName), ir::DType::kString, a.loc);
+    }();
+    Value out = [&] {
+      NameScopeGuard root(ev.ts(), ""); // tagName is already the full name
+      return ev.makeOp("scalar_summary", {tag, value}, {}, a.loc, tagName);
+    }();
     Value collections = argOr(a, 2, "collections", Value::none());
     bool collect = collections.isNone();
     if (!collections.isNone())

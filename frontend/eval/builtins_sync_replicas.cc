@@ -15,23 +15,6 @@ namespace sluice::frontend {
 
 namespace {
 
-Value invokeFn(EvaluatorImpl &ev, const Value &fn, std::vector<Value> pos,
-               std::vector<std::pair<std::string, Value>> kw, const SourceLoc &loc) {
-  CallArgs a;
-  a.loc = loc;
-  for (auto &v : pos) {
-    a.positional.push_back(std::move(v));
-    a.positionalLocs.push_back(loc);
-  }
-  for (auto &[k, v] : kw) {
-    a.keywords.emplace_back(k, std::move(v));
-    a.keywordLocs.push_back(loc);
-  }
-  return ev.call(fn, a);
-}
-
-Value builtinFn(EvaluatorImpl &ev, const char *name) { return *ev.builtins->lookup(name); }
-
 ir::NodeId nodeOf(const Value &v, const char *what, const SourceLoc &loc) {
   if (v.is(Value::kOp))
     return v.asOp().node;
@@ -70,12 +53,7 @@ auto withScopes(EvaluatorImpl &ev, const std::string &device, bool topScope,
 }
 
 template <typename F> auto withControlDeps(EvaluatorImpl &ev, std::vector<ir::NodeId> deps, F &&body) {
-  ThreadState &ts = ev.ts();
-  ts.controlDeps.push_back(std::move(deps));
-  struct Pop {
-    ThreadState &ts;
-    ~Pop() { ts.controlDeps.pop_back(); }
-  } pop{ts};
+  ControlDepsGuard after(ev.ts(), std::move(deps));
   return body();
 }
 
@@ -250,33 +228,26 @@ Value SyncReplicasObject::applyGradients(EvaluatorImpl &ev, const Value &gradsAn
     vo.dtype = stepType;
     vo.trainable = false;
     vo.colocateWith = anchor;
-    ThreadState &ts = ev.ts();
-    ts.nameScopes.push_back("");
-    Value v;
-    try {
-      v = createVariable(ev, "sync_rep_local_step", Value::integer(0), vo, loc);
-    } catch (...) {
-      ts.nameScopes.pop_back();
-      throw;
-    }
-    ts.nameScopes.pop_back();
+    Value v = [&] {
+      NameScopeGuard root(ev.ts(), "");
+      return createVariable(ev, "sync_rep_local_step", Value::integer(0), vo, loc);
+    }();
     localStep = v.objectAs<VariableObject>();
     g.globalVariables.pop_back();
     g.localVariables.push_back(localStep->info);
   }
   // TF's local_step_init_op and ready_for_local_init_op.
-  localStepInitOp = invokeFn(ev, builtinFn(ev, "assign"), {Value::object(localStep), gsValue}, {},
+  localStepInitOp = ev.callWith(ev.builtin("assign"), {Value::object(localStep), gsValue}, {},
                              loc);
-  readyForLocalInitOp = invokeFn(ev, builtinFn(ev, "report_uninitialized_variables"),
-                                 {invokeFn(ev, builtinFn(ev, "global_variables"), {}, {}, loc)},
+  readyForLocalInitOp = ev.callWith(ev.builtin("report_uninitialized_variables"),
+                                 {ev.callWith(ev.builtin("global_variables"), {}, {}, loc)},
                                  {}, loc);
 
   std::vector<ir::NodeId> trainOps;
   List aggregated;
   std::vector<std::pair<std::shared_ptr<AccumulatorObject>, std::string>> accumulators;
-  ThreadState &ts = ev.ts();
-  ts.nameScopes.push_back(ev.uniqueScope(scope));
-  try {
+  {
+    NameScopeGuard inScope(ev.ts(), ev.uniqueScope(scope));
     for (const auto &[grad, var] : pairs) {
       if (grad.isNone()) {
         aggregated.push_back(Value::tuple({Value::none(), Value::object(var)}));
@@ -299,34 +270,30 @@ Value SyncReplicasObject::applyGradients(EvaluatorImpl &ev, const Value &gradsAn
         return 0;
       });
     }
-  } catch (...) {
-    ts.nameScopes.pop_back();
-    throw;
   }
-  ts.nameScopes.pop_back();
 
   Value trainOp = withScopes(ev, stepDevice, true, loc, [&] {
-    Value update = invokeFn(ev, ev.getAttr(opt, "apply_gradients", loc),
+    Value update = ev.callWith(ev.getAttr(opt, "apply_gradients", loc),
                             {Value::list(std::move(aggregated))}, {{"global_step", gsValue}}, loc);
     List stepTypes{Value::dtype(stepType)};
     List scalarShape{Value::list({})};
-    syncTokenQueue = invokeFn(ev, builtinFn(ev, "fifo_queue"),
+    syncTokenQueue = ev.callWith(ev.builtin("fifo_queue"),
                               {Value::integer(-1), Value::list(stepTypes), Value::list(scalarShape)},
                               {{"name", Value::string("sync_token_q")},
                                {"shared_name", Value::string("sync_token_q")}},
                               loc);
     // The chief's runner needs a queue to close on stop; not the token
     // queue, which a closed ps would never reopen (as TF).
-    Value dummy = invokeFn(ev, builtinFn(ev, "fifo_queue"),
+    Value dummy = ev.callWith(ev.builtin("fifo_queue"),
                            {Value::integer(1), Value::list({Value::dtype(ir::DType::kI32)}),
                             Value::list(scalarShape)},
                            {{"name", Value::string("dummy_queue")},
                             {"shared_name", Value::string("dummy_queue")}},
                            loc);
     Value token = withControlDeps(ev, trainOps, [&] {
-      return invokeFn(ev, ev.getAttr(syncTokenQueue, "dequeue", loc), {}, {}, loc);
+      return ev.callWith(ev.getAttr(syncTokenQueue, "dequeue", loc), {}, {}, loc);
     });
-    Value train = invokeFn(ev, builtinFn(ev, "assign"), {Value::object(localStep), token}, {}, loc);
+    Value train = ev.callWith(ev.builtin("assign"), {Value::object(localStep), token}, {}, loc);
     Value syncOp = withControlDeps(ev, {nodeOf(update, "update", loc)}, [&] {
       ir::Output dims = ev.toTensor(Value::list({Value::integer(tokensPerStep)}), ir::DType::kI32,
                                     loc);
@@ -337,10 +304,10 @@ Value SyncReplicasObject::applyGradients(EvaluatorImpl &ev, const Value &gradsAn
                             .asTensor()
                             .out;
       Value tokens = ev.makeOp("fill", {dims, step}, {}, loc);
-      return invokeFn(ev, ev.getAttr(syncTokenQueue, "enqueue_many", loc),
+      return ev.callWith(ev.getAttr(syncTokenQueue, "enqueue_many", loc),
                       {Value::list({tokens})}, {}, loc);
     });
-    chiefQueueRunner = invokeFn(ev, builtinFn(ev, "queue_runner"),
+    chiefQueueRunner = ev.callWith(ev.builtin("queue_runner"),
                                 {dummy, Value::list({syncOp})}, {}, loc);
     List chiefInit{localStepInitOp};
     for (auto &[acc, device] : accumulators)
@@ -354,7 +321,7 @@ Value SyncReplicasObject::applyGradients(EvaluatorImpl &ev, const Value &gradsAn
       group.positional.push_back(op);
       group.positionalLocs.push_back(loc);
     }
-    chiefInitOp = ev.call(builtinFn(ev, "group"), group);
+    chiefInitOp = ev.call(ev.builtin("group"), group);
     return train;
   });
   applied = true;
@@ -377,7 +344,7 @@ Value SyncReplicasObject::initTokens(EvaluatorImpl &ev, int64_t numTokens, const
       return ev.makeOp("no_op", {}, {}, loc, "no_init_tokens");
     ir::Output dims = ev.toTensor(Value::list({Value::integer(numTokens)}), ir::DType::kI32, loc);
     Value tokens = ev.makeOp("fill", {dims, globalStep->info.readValue}, {}, loc);
-    return invokeFn(ev, ev.getAttr(syncTokenQueue, "enqueue_many", loc), {Value::list({tokens})},
+    return ev.callWith(ev.getAttr(syncTokenQueue, "enqueue_many", loc), {Value::list({tokens})},
                     {}, loc);
   });
 }
@@ -400,7 +367,7 @@ std::optional<Value> SyncReplicasObject::getAttr(EvaluatorImpl &ev, const std::s
   if (attr == "minimize")
     return Value::builtin(attr, [self](EvaluatorImpl &ev, CallArgs &a) {
       checkKeywords(a, "minimize", {"loss", "global_step", "var_list", "name"});
-      Value pairs = invokeFn(ev, ev.getAttr(self->opt, "compute_gradients", a.loc),
+      Value pairs = ev.callWith(ev.getAttr(self->opt, "compute_gradients", a.loc),
                              {requireArg(a, 0, "loss", "minimize")},
                              {{"var_list", argOr(a, 2, "var_list", Value::none())}}, a.loc);
       return self->applyGradients(ev, pairs, argOr(a, 1, "global_step", Value::none()),

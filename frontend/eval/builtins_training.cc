@@ -29,19 +29,19 @@ std::vector<std::optional<ir::Output>> buildGradients(EvaluatorImpl &ev,
                                                       const std::vector<std::optional<ir::Output>> &gradYs,
                                                       const std::string &name,
                                                       const SourceLoc &loc) {
-  ThreadState &t = ev.ts();
-  t.nameScopes.push_back(ev.uniqueScope(name));
-  ir::GradientOptions opts;
-  opts.factory = [&ev](ir::NodeSpec spec) -> Expected<ir::Node *> {
-    spec.name = ev.scopedName(spec.name);
-    try {
-      return &ev.addNode(std::move(spec));
-    } catch (LangError &e) {
-      return e.status;
-    }
-  };
-  auto r = ir::buildGradients(*ev.graph().graph, ys, xs, gradYs, opts);
-  t.nameScopes.pop_back();
+  Expected<std::vector<std::optional<ir::Output>>> r = [&] {
+    NameScopeGuard scope(ev.ts(), ev.uniqueScope(name));
+    ir::GradientOptions opts;
+    opts.factory = [&ev](ir::NodeSpec spec) -> Expected<ir::Node *> {
+      spec.name = ev.scopedName(spec.name);
+      try {
+        return &ev.addNode(std::move(spec));
+      } catch (LangError &e) {
+        return e.status;
+      }
+    };
+    return ir::buildGradients(*ev.graph().graph, ys, xs, gradYs, opts);
+  }();
   if (!r.hasValue()) {
     Status s = r.takeStatus();
     throwStatus(std::move(s), s.loc().valid() ? s.loc() : loc);
@@ -95,30 +95,22 @@ Value exponentialDecay(EvaluatorImpl &ev, CallArgs &a) {
                                          "decay_rate", "staircase", "name"});
   const SourceLoc &loc = a.loc;
   std::string name = toStr(argOr(a, 5, "name", Value::string("ExponentialDecay")), "name", loc);
-  ThreadState &t = ev.ts();
-  t.nameScopes.push_back(ev.uniqueScope(name));
+  NameScopeGuard scope(ev.ts(), ev.uniqueScope(name));
   auto tensor = [&](const Value &v, std::optional<ir::DType> dt) {
     return ev.toTensor(v, dt, loc);
   };
-  try {
-    ir::Output lr = tensor(requireArg(a, 0, "learning_rate", "exponential_decay"), ir::DType::kF32);
-    ir::DType dt = ev.graph().graph->node(lr.node).outputType(lr.index);
-    ir::Output step = tensor(requireArg(a, 1, "global_step", "exponential_decay"), std::nullopt);
-    if (ev.graph().graph->node(step.node).outputType(step.index) != dt)
-      step = ev.makeOp("cast", {step}, {{"dtype", dt}}, loc).asTensor().out;
-    ir::Output steps = tensor(requireArg(a, 2, "decay_steps", "exponential_decay"), dt);
-    ir::Output rate = tensor(requireArg(a, 3, "decay_rate", "exponential_decay"), dt);
-    ir::Output p = ev.makeOp("divide", {step, steps}, {}, loc).asTensor().out;
-    if (ev.truthy(argOr(a, 4, "staircase", Value::boolean(false)), loc))
-      p = ev.makeOp("floor", {p}, {}, loc).asTensor().out;
-    Value out = ev.makeOp("multiply", {lr, ev.makeOp("pow", {rate, p}, {}, loc).asTensor().out},
-                          {}, loc);
-    t.nameScopes.pop_back();
-    return out;
-  } catch (...) {
-    t.nameScopes.pop_back();
-    throw;
-  }
+  ir::Output lr = tensor(requireArg(a, 0, "learning_rate", "exponential_decay"), ir::DType::kF32);
+  ir::DType dt = ev.graph().graph->node(lr.node).outputType(lr.index);
+  ir::Output step = tensor(requireArg(a, 1, "global_step", "exponential_decay"), std::nullopt);
+  if (ev.graph().graph->node(step.node).outputType(step.index) != dt)
+    step = ev.makeOp("cast", {step}, {{"dtype", dt}}, loc).asTensor().out;
+  ir::Output steps = tensor(requireArg(a, 2, "decay_steps", "exponential_decay"), dt);
+  ir::Output rate = tensor(requireArg(a, 3, "decay_rate", "exponential_decay"), dt);
+  ir::Output p = ev.makeOp("divide", {step, steps}, {}, loc).asTensor().out;
+  if (ev.truthy(argOr(a, 4, "staircase", Value::boolean(false)), loc))
+    p = ev.makeOp("floor", {p}, {}, loc).asTensor().out;
+  return ev.makeOp("multiply", {lr, ev.makeOp("pow", {rate, p}, {}, loc).asTensor().out}, {},
+                   loc);
 }
 
 } // namespace

@@ -21,26 +21,6 @@ double nowSeconds() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-/// Builds nodes under one absolute name scope and no control
-/// dependencies (TF builds a saver's ops at the graph's top level).
-class RootScope {
-public:
-  RootScope(ThreadState &t, std::string scope)
-      : t_(t), names_(t.nameScopes), deps_(t.controlDeps) {
-    t.nameScopes = {std::move(scope)};
-    t.controlDeps.clear();
-  }
-  ~RootScope() {
-    t_.nameScopes = names_;
-    t_.controlDeps = deps_;
-  }
-
-private:
-  ThreadState &t_;
-  std::vector<std::string> names_;
-  std::vector<std::vector<ir::NodeId>> deps_;
-};
-
 /// A node that follows `var`'s device and colocation, whatever the scopes
 /// (as a variable's own initializer and read do).
 ir::Node &colocatedWith(EvaluatorImpl &ev, ir::NodeId varId, ir::NodeSpec s) {
@@ -105,10 +85,10 @@ SaverObject::build(EvaluatorImpl &ev, std::vector<std::pair<std::string, Variabl
   std::string outer = t.nameScopes.empty() ? "" : t.nameScopes.back();
   std::string scope;
   {
-    RootScope root(t, outer);
+    RootScopeGuard root(t, outer);
     scope = ev.uniqueScope(name);
   }
-  RootScope in(t, scope);
+  RootScopeGuard in(t, scope);
 
   std::vector<ir::Output> reads;
   std::vector<std::string> devices;
@@ -395,14 +375,7 @@ std::optional<VariableInfo> findGlobalStep(GraphContext &g, const SourceLoc &loc
 Value reportUninitialized(EvaluatorImpl &ev, const std::vector<VariableInfo> &vars,
                           const std::string &name, const SourceLoc &loc) {
   ThreadState &t = ev.ts();
-  std::string scope = ev.uniqueScope(name);
-  std::vector<std::string> saved = t.nameScopes;
-  t.nameScopes.push_back(scope);
-  struct Restore {
-    ThreadState &t;
-    std::vector<std::string> names;
-    ~Restore() { t.nameScopes = names; }
-  } restore{t, saved};
+  NameScopeGuard scope(t, ev.uniqueScope(name));
   GraphContext &g = ev.graph();
   if (vars.empty())
     return ev.makeOp("constant", {},
@@ -426,7 +399,7 @@ Value reportUninitialized(EvaluatorImpl &ev, const std::vector<VariableInfo> &va
           .asTensor()
           .out;
   // TF's boolean_mask: where(mask), flattened, gathers the names.
-  t.nameScopes.push_back(ev.uniqueScope("boolean_mask"));
+  NameScopeGuard maskScope(t, ev.uniqueScope("boolean_mask"));
   ir::Output where = ev.makeOp("where", {mask}, {}, loc).asTensor().out;
   ir::Output flat = ev.makeOp("reshape",
                               {where, ev.toTensor(Value::list({Value::integer(-1)}),

@@ -196,6 +196,29 @@ void EvaluatorImpl::assign(const Expr &target, Value v, const std::shared_ptr<En
   }
 }
 
+Value EvaluatorImpl::callWith(const Value &fn, std::vector<Value> positional,
+                              std::vector<std::pair<std::string, Value>> keywords,
+                              const SourceLoc &loc) {
+  CallArgs a;
+  a.loc = loc;
+  for (auto &v : positional) {
+    a.positional.push_back(std::move(v));
+    a.positionalLocs.push_back(loc);
+  }
+  for (auto &[k, v] : keywords) {
+    a.keywords.emplace_back(k, std::move(v));
+    a.keywordLocs.push_back(loc);
+  }
+  return call(fn, a);
+}
+
+const Value &EvaluatorImpl::builtin(const std::string &name) {
+  const Value *v = builtins->lookup(name);
+  if (!v)
+    throw LangError{Status(Code::kInternal, "no builtin named '" + name + "'")};
+  return *v;
+}
+
 Value EvaluatorImpl::call(const Value &callee, CallArgs &args) {
   if (callee.is(Value::kBuiltin))
     return callee.asBuiltin()->fn(*this, args);

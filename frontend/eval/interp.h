@@ -89,6 +89,63 @@ struct FixtureDef {
 
 extern thread_local ThreadState *tlsThreadState;
 
+/// TF's `with` scopes for code that builds graphs, as RAII guards on the
+/// calling thread's stacks: each pushes when made and pops when it goes, so
+/// an error thrown inside leaves the stacks as they were.
+class NameScopeGuard {
+public:
+  /// `prefix`: a full scope ending in '/', or "" for the graph's root.
+  NameScopeGuard(ThreadState &t, std::string prefix) : t_(t) {
+    t_.nameScopes.push_back(std::move(prefix));
+  }
+  ~NameScopeGuard() { t_.nameScopes.pop_back(); }
+  NameScopeGuard(const NameScopeGuard &) = delete;
+  NameScopeGuard &operator=(const NameScopeGuard &) = delete;
+
+private:
+  ThreadState &t_;
+};
+
+/// `with control_dependencies(deps)`.
+class ControlDepsGuard {
+public:
+  ControlDepsGuard(ThreadState &t, std::vector<ir::NodeId> deps) : t_(t) {
+    t_.controlDeps.push_back(std::move(deps));
+  }
+  ~ControlDepsGuard() { t_.controlDeps.pop_back(); }
+  ControlDepsGuard(const ControlDepsGuard &) = delete;
+  ControlDepsGuard &operator=(const ControlDepsGuard &) = delete;
+
+private:
+  ThreadState &t_;
+};
+
+/// Ops made at the graph's root whatever scopes are open (TF builds a
+/// saver's ops and the global step there): under `scope` alone (a full
+/// prefix ending in '/'; "": none) and no control dependencies; both
+/// stacks come back when it goes.
+class RootScopeGuard {
+public:
+  explicit RootScopeGuard(ThreadState &t, std::string scope = "")
+      : t_(t), names_(std::move(t.nameScopes)), deps_(std::move(t.controlDeps)) {
+    t_.nameScopes.clear();
+    if (!scope.empty())
+      t_.nameScopes.push_back(std::move(scope));
+    t_.controlDeps.clear();
+  }
+  ~RootScopeGuard() {
+    t_.nameScopes = std::move(names_);
+    t_.controlDeps = std::move(deps_);
+  }
+  RootScopeGuard(const RootScopeGuard &) = delete;
+  RootScopeGuard &operator=(const RootScopeGuard &) = delete;
+
+private:
+  ThreadState &t_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<ir::NodeId>> deps_;
+};
+
 enum class Flow { kNormal, kBreak, kContinue, kReturn };
 
 /// Releases the interpreter lock for a blocking call (run, join, sleep).
@@ -119,6 +176,12 @@ public:
   Value eval(const Expr &e, const std::shared_ptr<Env> &env);
   void assign(const Expr &target, Value v, const std::shared_ptr<Env> &env);
   Value call(const Value &callee, CallArgs &args);
+  /// Calls `fn` with arguments made in C++ (library code composing other
+  /// builtins), each located at `loc`.
+  Value callWith(const Value &fn, std::vector<Value> positional,
+                 std::vector<std::pair<std::string, Value>> keywords, const SourceLoc &loc);
+  /// The builtin named so.
+  const Value &builtin(const std::string &name);
   Value callFunction(const Function &f, CallArgs &args);
   Value binary(BinaryOp op, const Value &a, const Value &b, const SourceLoc &loc);
   Value unary(UnaryOp op, const Value &a, const SourceLoc &loc);

@@ -2,6 +2,8 @@
 // device discovery and TF's device_count cap, device memory.
 #include <gtest/gtest.h>
 
+#include "support/settings.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,9 +55,10 @@ TEST_F(DriverTest, EveryEntryPointResolvesFromCudasStubLibrary) {
   auto api = gpu::loadDriver(stub);
   ASSERT_TRUE(api.hasValue()) << api.status().message();
   EXPECT_NE(api->cuInit(0), 0);
-  ::setenv("SLUICE_CUDA_DRIVER", stub, 1);
-  gpu::resetForTesting();
-  ::unsetenv("SLUICE_CUDA_DRIVER");
+  {
+    ScopedSettings driver(withSetting(&Settings::cudaDriver, stub));
+    gpu::resetForTesting();
+  }
   EXPECT_EQ(gpu::deviceCount(), 0);
   EXPECT_EQ(gpu::unavailableReason().rfind(std::string(stub) + ": cuInit: ", 0), 0u)
       << gpu::unavailableReason();
@@ -65,13 +68,16 @@ TEST_F(DriverTest, CublasOpensAtRunTimeToo) {
   const char *lib = "/usr/local/cuda/lib64/libcublas.so";
   if (::access(lib, R_OK) != 0)
     GTEST_SKIP() << "no cuBLAS at " << lib;
-  ::setenv("SLUICE_CUBLAS", lib, 1);
-  gpu::resetBlasForTesting();
-  EXPECT_TRUE(gpu::blasAvailable()) << gpu::blasUnavailableReason();
-  ::setenv("SLUICE_CUBLAS", "/nowhere/libcublas.so", 1);
-  gpu::resetBlasForTesting();
-  EXPECT_FALSE(gpu::blasAvailable()); // loads now, lazily
-  ::unsetenv("SLUICE_CUBLAS");
+  {
+    ScopedSettings blas(withSetting(&Settings::cublas, lib));
+    gpu::resetBlasForTesting();
+    EXPECT_TRUE(gpu::blasAvailable()) << gpu::blasUnavailableReason();
+  }
+  {
+    ScopedSettings blas(withSetting(&Settings::cublas, "/nowhere/libcublas.so"));
+    gpu::resetBlasForTesting();
+    EXPECT_FALSE(gpu::blasAvailable()); // loads now, lazily
+  }
   EXPECT_EQ(gpu::blasUnavailableReason().rfind("cannot open cuBLAS (/nowhere/libcublas.so", 0), 0u)
       << gpu::blasUnavailableReason();
 }
@@ -80,17 +86,19 @@ TEST_F(DriverTest, AFakeLibcudaIsOpenedByItsPath) {
   // tests/gpu/fake_libcuda.cc: the fake behind the driver's own symbols
   // ($SLUICE_FAKE_CUDA where the build tree is not: scripts/gpu_bundle.sh).
   const char *fake = std::getenv("SLUICE_FAKE_CUDA");
-  ::setenv("SLUICE_CUDA_DRIVER", fake && *fake ? fake : SLUICE_FAKE_CUDA, 1);
-  gpu::resetForTesting();
-  ::unsetenv("SLUICE_CUDA_DRIVER");
+  {
+    ScopedSettings driver(withSetting(&Settings::cudaDriver, fake && *fake ? fake : SLUICE_FAKE_CUDA));
+    gpu::resetForTesting();
+  }
   ASSERT_EQ(gpu::deviceCount(), 1) << gpu::unavailableReason();
   EXPECT_EQ((*gpu::device(0))->computeCapability(), 90);
 }
 
 TEST_F(DriverTest, SluiceCudaDriverNamesTheLibrary) {
-  ::setenv("SLUICE_CUDA_DRIVER", "/nowhere/fake-libcuda.so", 1);
-  gpu::resetForTesting();
-  ::unsetenv("SLUICE_CUDA_DRIVER");
+  {
+    ScopedSettings driver(withSetting(&Settings::cudaDriver, "/nowhere/fake-libcuda.so"));
+    gpu::resetForTesting();
+  }
   EXPECT_EQ(gpu::deviceCount(), 0);
   EXPECT_NE(gpu::unavailableReason().find("/nowhere/fake-libcuda.so"), std::string::npos)
       << gpu::unavailableReason();

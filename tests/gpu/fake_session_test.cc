@@ -4,6 +4,8 @@
 // stream, fallbacks run on the host, and nothing leaks.
 #include <gtest/gtest.h>
 
+#include "support/settings.h"
+
 #include <cstdlib>
 
 #include "backend/gpu/host_kernel.h"
@@ -431,9 +433,10 @@ TEST_F(FakeSessionTest, HostKernelsGetAClearErrorForDeviceMemory) {
 }
 
 TEST_F(FakeSessionTest, SoftPlacementWithoutADriverSaysWhy) {
-  ::setenv("SLUICE_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
-  gpu::resetForTesting();
-  ::unsetenv("SLUICE_CUDA_DRIVER");
+  {
+    ScopedSettings driver(withSetting(&Settings::cudaDriver, "/nonexistent/libcuda.so.1"));
+    gpu::resetForTesting();
+  }
   ir::Graph g;
   ir::NodeSpec c;
   c.name = "on_gpu";

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "backend/jit/object_cache.h"
+#include "support/settings.h"
 #include "tests/jit/jit_test_util.h"
 
 namespace sluice::jittest {
@@ -196,23 +197,29 @@ TEST(JitCacheTest, TrimRemovesOnlyStaleTemporaries) {
 }
 
 TEST(JitCacheTest, TheLimitComesFromTheEnvironment) {
-  setenv("SLUICE_JIT_CACHE_MAX_MB", "3", 1);
-  EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{3} << 20);
+  auto limit = [](const char *text) { return withSetting(&Settings::jitCacheMaxMb, text); };
+  {
+    ScopedSettings three(limit("3"));
+    EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{3} << 20);
+  }
   for (const char *bad : {"0", "-1", "lots", "3MB", ""}) {
-    setenv("SLUICE_JIT_CACHE_MAX_MB", bad, 1);
+    ScopedSettings wrong(limit(bad));
     EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{256} << 20) << bad;
   }
+  // Read from the environment as the tool reads it at start.
+  setenv("SLUICE_JIT_CACHE_MAX_MB", "5", 1);
+  EXPECT_EQ(settingsFromEnvironment().jitCacheMaxMb, "5");
   unsetenv("SLUICE_JIT_CACHE_MAX_MB");
-  EXPECT_EQ(backend::jit::ObjectCache::defaultMaxBytes(), uint64_t{256} << 20);
 }
 
 // Through the engine: a cache limited to 1 MiB holding an old 1 MiB file
 // drops it when a cluster is compiled and stored.
 TEST(JitCacheTest, TheEngineTrimsAfterStoring) {
   TempDir dir;
-  setenv("SLUICE_JIT_CACHE_MAX_MB", "1", 1);
-  backend::jit::resetForTesting(dir.str());
-  unsetenv("SLUICE_JIT_CACHE_MAX_MB");
+  {
+    ScopedSettings oneMiB(withSetting(&Settings::jitCacheMaxMb, "1"));
+    backend::jit::resetForTesting(dir.str());
+  }
   backend::jit::ObjectCache c(dir.str(), 1 << 20);
   std::string filler = storeAged(c, "filler", 1 << 20, std::chrono::minutes(60));
   Model m;
