@@ -1,6 +1,7 @@
 // frontend/value.cc: equality, hashing and kind names of language values.
 #include "frontend/value.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace sluice::frontend {
@@ -43,7 +44,34 @@ std::string Value::typeName() const {
   return "?";
 }
 
+namespace {
+
+/// Pairs of containers being compared: meeting one again means both sides
+/// repeat the same way from here (a list that contains itself), so the
+/// comparison holds there instead of recursing without end.
+thread_local std::vector<std::pair<const void *, const void *>> comparing;
+
+} // namespace
+
 bool Value::equals(const Value &o) const {
+  if (kind() == o.kind() && (is(kList) || is(kTuple) || is(kDict))) {
+    const void *a = is(kDict) ? static_cast<const void *>(asDict().get()) : asList().get();
+    const void *b = is(kDict) ? static_cast<const void *>(o.asDict().get()) : o.asList().get();
+    if (a == b)
+      return true;
+    std::pair<const void *, const void *> pair{a, b};
+    if (std::find(comparing.begin(), comparing.end(), pair) != comparing.end())
+      return true;
+    comparing.push_back(pair);
+    struct Pop {
+      ~Pop() { comparing.pop_back(); }
+    } pop;
+    return equalsOnce(o);
+  }
+  return equalsOnce(o);
+}
+
+bool Value::equalsOnce(const Value &o) const {
   if (isNumber() && o.isNumber()) {
     if (is(kInt) && o.is(kInt))
       return asInt() == o.asInt();

@@ -172,6 +172,9 @@ public:
   size_t hash() const;
 
 private:
+  /// equals() without the cycle check, for one level.
+  bool equalsOnce(const Value &o) const;
+
   explicit Value(Storage s) : v_(std::move(s)) {}
   Storage v_;
 };

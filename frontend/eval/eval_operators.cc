@@ -2,6 +2,7 @@
 // symbolic values. Operators on symbolic tensors build TF's ops; on host
 // tensors they run the same kernels eagerly.
 #include <cmath>
+#include <limits>
 
 #include "frontend/eval/interp.h"
 #include "frontend/eval/objects.h"
@@ -56,11 +57,64 @@ const char *symbolFor(BinaryOp op) {
   return "?";
 }
 
-int64_t floorDiv(int64_t a, int64_t b) {
+/// Host integers are exact int64: a result that does not fit is an error,
+/// never a wrapped or rounded value (docs/language.md, "Numbers").
+[[noreturn]] void overflow(const char *op, int64_t x, int64_t y, const SourceLoc &loc) {
+  throwError(Code::kOutOfRange,
+             "integer overflow: " + std::to_string(x) + " " + op + " " + std::to_string(y) +
+                 " does not fit in int64 (use a float, or a tensor of int64 that wraps)",
+             loc);
+}
+
+int64_t floorDiv(int64_t a, int64_t b, const SourceLoc &loc) {
+  if (a == std::numeric_limits<int64_t>::min() && b == -1)
+    overflow("//", a, b, loc);
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))
     --q;
   return q;
+}
+
+int64_t floorMod(int64_t a, int64_t b) {
+  if (b == -1)
+    return 0; // also for the smallest int64, whose a % -1 traps
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+int64_t intPow(int64_t base, int64_t exp, const SourceLoc &loc) {
+  int64_t result = 1, b = base, e = exp;
+  while (e > 0) {
+    if (e & 1)
+      if (__builtin_mul_overflow(result, b, &result))
+        overflow("**", base, exp, loc);
+    e >>= 1;
+    if (e > 0 && __builtin_mul_overflow(b, b, &b))
+      overflow("**", base, exp, loc);
+  }
+  return result;
+}
+
+/// Host values live in memory: a repetition past these is refused before
+/// anything is allocated.
+constexpr int64_t kMaxRepeatedStringBytes = int64_t{1} << 30;
+constexpr int64_t kMaxRepeatedListItems = int64_t{1} << 26;
+
+int64_t repeatedSize(int64_t each, int64_t times, int64_t limit, const char *what,
+                     const SourceLoc &loc) {
+  if (times <= 0 || each == 0)
+    return 0;
+  int64_t total = 0;
+  if (__builtin_mul_overflow(each, times, &total) || total > limit)
+    throwError(Code::kResourceExhausted,
+               std::string(what) + " * " + std::to_string(times) + " would hold " +
+                   (total > 0 ? std::to_string(total) : "more than " + std::to_string(limit)) +
+                   (std::string(what) == "string" ? " bytes" : " items") + "; the limit is " +
+                   std::to_string(limit),
+               loc);
+  return total;
 }
 
 Value compareOrdered(BinaryOp op, int c) {
@@ -180,9 +234,11 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
       const std::string &s = a.is(Value::kString) ? a.asString() : b.asString();
       int64_t n = a.is(Value::kInt) ? a.asInt() : b.asInt();
       std::string out;
+      out.reserve(static_cast<size_t>(repeatedSize(static_cast<int64_t>(s.size()), n,
+                                                   kMaxRepeatedStringBytes, "string", loc)));
       for (int64_t i = 0; i < n; ++i)
         out += s;
-      return Value::string(out);
+      return Value::string(std::move(out));
     }
     return unsupported();
   }
@@ -199,6 +255,9 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
       const Value &seq = a.isSequence() ? a : b;
       int64_t n = a.is(Value::kInt) ? a.asInt() : b.asInt();
       List out;
+      out.reserve(static_cast<size_t>(repeatedSize(static_cast<int64_t>(seq.asList()->size()), n,
+                                                   kMaxRepeatedListItems, seq.typeName().c_str(),
+                                                   loc)));
       for (int64_t i = 0; i < n; ++i)
         out.insert(out.end(), seq.asList()->begin(), seq.asList()->end());
       return seq.is(Value::kList) ? Value::list(std::move(out)) : Value::tuple(std::move(out));
@@ -209,11 +268,22 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
     return unsupported();
   bool ints = !a.is(Value::kFloat) && !b.is(Value::kFloat);
   if (ints) {
-    int64_t x = static_cast<int64_t>(a.asNumber()), y = static_cast<int64_t>(b.asNumber());
+    // Exact: bools are 0 and 1, ints never pass through double.
+    auto exact = [](const Value &v) { return v.is(Value::kInt) ? v.asInt() : int64_t{v.asBool()}; };
+    int64_t x = exact(a), y = exact(b), r = 0;
     switch (op) {
-    case BinaryOp::kAdd: return Value::integer(x + y);
-    case BinaryOp::kSub: return Value::integer(x - y);
-    case BinaryOp::kMul: return Value::integer(x * y);
+    case BinaryOp::kAdd:
+      if (__builtin_add_overflow(x, y, &r))
+        overflow("+", x, y, loc);
+      return Value::integer(r);
+    case BinaryOp::kSub:
+      if (__builtin_sub_overflow(x, y, &r))
+        overflow("-", x, y, loc);
+      return Value::integer(r);
+    case BinaryOp::kMul:
+      if (__builtin_mul_overflow(x, y, &r))
+        overflow("*", x, y, loc);
+      return Value::integer(r);
     case BinaryOp::kDiv:
       if (y == 0)
         throwError(Code::kInvalidArgument, "division by zero", loc);
@@ -221,20 +291,15 @@ Value EvaluatorImpl::binary(BinaryOp op, const Value &a, const Value &b,
     case BinaryOp::kFloorDiv:
       if (y == 0)
         throwError(Code::kInvalidArgument, "integer division by zero", loc);
-      return Value::integer(floorDiv(x, y));
+      return Value::integer(floorDiv(x, y, loc));
     case BinaryOp::kMod:
       if (y == 0)
         throwError(Code::kInvalidArgument, "integer modulo by zero", loc);
-      return Value::integer(x - floorDiv(x, y) * y);
+      return Value::integer(floorMod(x, y));
     case BinaryOp::kPow:
       if (y < 0)
         return Value::real(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      {
-        int64_t r = 1;
-        for (int64_t i = 0; i < y; ++i)
-          r *= x;
-        return Value::integer(r);
-      }
+      return Value::integer(intPow(x, y, loc));
     case BinaryOp::kLt:
     case BinaryOp::kLe:
     case BinaryOp::kGt:
@@ -282,8 +347,13 @@ Value EvaluatorImpl::unary(UnaryOp op, const Value &a, const SourceLoc &loc) {
   if (a.is(Value::kHostTensor))
     return op == UnaryOp::kPos ? a
                                : Value::hostTensor(eager("negative", {a.asHostTensor()}, {}, loc));
-  if (a.is(Value::kInt))
+  if (a.is(Value::kInt)) {
+    if (op == UnaryOp::kNeg && a.asInt() == std::numeric_limits<int64_t>::min())
+      throwError(Code::kOutOfRange,
+                 "integer overflow: -(" + std::to_string(a.asInt()) + ") does not fit in int64",
+                 loc);
     return Value::integer(op == UnaryOp::kNeg ? -a.asInt() : a.asInt());
+  }
   if (a.is(Value::kFloat))
     return Value::real(op == UnaryOp::kNeg ? -a.asFloat() : a.asFloat());
   if (a.is(Value::kBool))

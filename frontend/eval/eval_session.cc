@@ -238,9 +238,8 @@ void EvaluatorImpl::runSessionBlock(const SessionStmt &s, const std::shared_ptr<
       a.keywordLocs.push_back(arg.loc);
     }
   }
-  for (const auto &[key, value] : a.keywords)
-    if (isSupervisorKey(key))
-      return runSupervisedSession(s, a, env);
+  if (std::optional<CallArgs> supervised = supervisedSessionArgs(a))
+    return runSupervisedSession(s, *supervised, env);
   checkKeywords(a, "session", {"config", "target", "graph"});
   rt::SessionOptions opts = sessionOptions(*this, a);
   opts.ignoreDeviceRequests = this->opts.oneDevice;

@@ -1,4 +1,5 @@
 // frontend/eval/eval_support.cc: argument helpers and value printing.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -199,7 +200,50 @@ std::string jsonNumber(double d) {
 
 } // namespace
 
+namespace {
+
+/// The containers being printed, outermost first: one met again is the
+/// value containing itself, printed as Python prints it ([...]).
+struct OpenContainers {
+  std::vector<const void *> open;
+  bool contains(const void *p) const {
+    return std::find(open.begin(), open.end(), p) != open.end();
+  }
+};
+
+const void *containerOf(const Value &v) {
+  if (v.is(Value::kList) || v.is(Value::kTuple))
+    return v.asList().get();
+  if (v.is(Value::kDict))
+    return v.asDict().get();
+  return nullptr;
+}
+
+std::string reprIn(EvaluatorImpl &ev, const Value &v, bool quoteStrings, OpenContainers &seen);
+
+} // namespace
+
 std::string EvaluatorImpl::repr(const Value &v, bool quoteStrings) {
+  OpenContainers seen;
+  return reprIn(*this, v, quoteStrings, seen);
+}
+
+namespace {
+
+std::string reprIn(EvaluatorImpl &ev, const Value &v, bool quoteStrings, OpenContainers &seen) {
+  const void *self = containerOf(v);
+  if (self && seen.contains(self))
+    return v.is(Value::kList) ? "[...]" : v.is(Value::kTuple) ? "(...)" : "{...}";
+  if (self)
+    seen.open.push_back(self);
+  struct Close {
+    OpenContainers &seen;
+    const void *self;
+    ~Close() {
+      if (self)
+        seen.open.pop_back();
+    }
+  } close{seen, self};
   switch (v.kind()) {
   case Value::kNone: return "none";
   case Value::kBool: return v.asBool() ? "true" : "false";
@@ -214,7 +258,7 @@ std::string EvaluatorImpl::repr(const Value &v, bool quoteStrings) {
     for (size_t i = 0; i < items.size(); ++i) {
       if (i)
         out += ", ";
-      out += repr(items[i], true);
+      out += reprIn(ev, items[i], true, seen);
     }
     if (!list && items.size() == 1)
       out += ",";
@@ -227,7 +271,7 @@ std::string EvaluatorImpl::repr(const Value &v, bool quoteStrings) {
       if (!first)
         out += ", ";
       first = false;
-      out += repr(k, true) + ": " + repr(x, true);
+      out += reprIn(ev, k, true, seen) + ": " + reprIn(ev, x, true, seen);
     }
     return out + "}";
   }
@@ -252,7 +296,25 @@ std::string EvaluatorImpl::repr(const Value &v, bool quoteStrings) {
   return "?";
 }
 
+} // namespace
+
 std::string EvaluatorImpl::toJson(const Value &v) {
+  // JSON has no way to say "this list again": refuse instead of recursing
+  // without end.
+  static thread_local std::vector<const void *> open;
+  const void *self = containerOf(v);
+  if (self && std::find(open.begin(), open.end(), self) != open.end())
+    throw LangError{Status(Code::kValueError,
+                           "cannot write " + repr(v, true) + " as JSON: it contains itself")};
+  if (self)
+    open.push_back(self);
+  struct Close {
+    const void *self;
+    ~Close() {
+      if (self)
+        open.pop_back();
+    }
+  } close{self};
   switch (v.kind()) {
   case Value::kNone: return "null";
   case Value::kBool: return v.asBool() ? "true" : "false";

@@ -322,6 +322,10 @@ void installSummaryBuiltins(EvaluatorImpl &ev, Env &env);     // builtins_summar
 void installSupervisorBuiltins(EvaluatorImpl &ev, Env &env);  // supervisor.cc
 /// Whether `key` is a supervised session's argument (supervisor.cc).
 bool isSupervisorKey(const std::string &key);
+/// The arguments of a supervised session when a session block opens one
+/// (`session(supervisor(...))`, or supervisor keywords given to
+/// session(...) itself); none for a plain session.
+std::optional<CallArgs> supervisedSessionArgs(const CallArgs &a);
 
 /// Argument helpers for builtins.
 const Value *argAt(CallArgs &a, size_t pos, const std::string &name);

@@ -375,6 +375,65 @@ std::unique_ptr<rt::Session> waitForSession(EvaluatorImpl &ev, GraphContext &g,
 
 } // namespace
 
+namespace {
+
+/// TF's tf.train.Supervisor as a value: what a supervised session is made
+/// with. `session(sv) as sess { }` opens one; the keyword form
+/// `session(logdir: ...)` is the shorthand that builds the same.
+class SupervisorObject : public Object {
+public:
+  std::string typeName() const override { return "supervisor"; }
+  std::string repr() const override {
+    for (const auto &[k, v] : settings)
+      if (k == "logdir" && v.is(Value::kString))
+        return "<supervisor logdir=" + v.asString() + ">";
+    return "<supervisor>";
+  }
+  std::optional<Value> getAttr(EvaluatorImpl &, const std::string &name) override {
+    for (const auto &[k, v] : settings)
+      if (k == name)
+        return v;
+    if (isSupervisorKey(name))
+      return Value::none(); // not given: the session's default
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, Value>> settings;
+  std::vector<SourceLoc> locs;
+};
+
+} // namespace
+
+std::optional<CallArgs> supervisedSessionArgs(const CallArgs &a) {
+  std::shared_ptr<SupervisorObject> sv;
+  if (!a.positional.empty())
+    sv = a.positional.front().objectAs<SupervisorObject>();
+  if (!sv) {
+    for (const auto &[key, value] : a.keywords)
+      if (isSupervisorKey(key))
+        return a; // the keyword shorthand
+    return std::nullopt;
+  }
+  if (a.positional.size() > 1)
+    throwError(Code::kTypeError, "session(supervisor) takes no other positional argument",
+               a.positionalLocs[1]);
+  CallArgs merged;
+  merged.loc = a.loc;
+  for (size_t i = 0; i < a.keywords.size(); ++i) {
+    if (isSupervisorKey(a.keywords[i].first))
+      throwError(Code::kTypeError,
+                 "'" + a.keywords[i].first + "' belongs to the supervisor: give it to "
+                 "supervisor(...), not to session(...)",
+                 a.keywordLocs[i]);
+    merged.keywords.push_back(a.keywords[i]);
+    merged.keywordLocs.push_back(a.keywordLocs[i]);
+  }
+  for (size_t i = 0; i < sv->settings.size(); ++i) {
+    merged.keywords.push_back(sv->settings[i]);
+    merged.keywordLocs.push_back(sv->locs[i]);
+  }
+  return merged;
+}
+
 bool isSupervisorKey(const std::string &key) {
   for (const char *k : kSupervisorKeys)
     if (key == k)
@@ -541,6 +600,27 @@ void EvaluatorImpl::runSupervisedSession(const SessionStmt &s, CallArgs &a,
 }
 
 void installSupervisorBuiltins(EvaluatorImpl &evaluator, Env &env) {
+  env.set("supervisor", Value::builtin("supervisor", [](EvaluatorImpl &, CallArgs &a) {
+            if (!a.positional.empty())
+              throwError(Code::kTypeError,
+                         "supervisor() takes keyword arguments only (logdir:, is_chief:, ...)",
+                         a.positionalLocs[0]);
+            auto sv = std::make_shared<SupervisorObject>();
+            for (size_t i = 0; i < a.keywords.size(); ++i) {
+              if (!isSupervisorKey(a.keywords[i].first)) {
+                std::string known;
+                for (const char *k : kSupervisorKeys)
+                  known += (known.empty() ? "" : ", ") + std::string(k);
+                throwError(Code::kTypeError,
+                           "supervisor() got an unexpected keyword argument '" +
+                               a.keywords[i].first + "' (it takes " + known + ")",
+                           a.keywordLocs[i]);
+              }
+              sv->settings.push_back(a.keywords[i]);
+              sv->locs.push_back(a.keywordLocs[i]);
+            }
+            return Value::object(sv);
+          }));
   env.set("should_stop", Value::builtin("should_stop", [](EvaluatorImpl &ev, CallArgs &a) {
             ThreadState &t = ev.ts();
             for (auto it = t.sessions.rbegin(); it != t.sessions.rend(); ++it)
