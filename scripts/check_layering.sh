@@ -4,7 +4,9 @@
 # markers `<!-- layering -->` and `<!-- /layering -->`: one row per folder,
 # the folders it may include). A folder's files are those below it, less
 # those of a deeper folder with a row of its own (runtime/distributed is not
-# runtime). Also: Boost.Graph only in ir/, gRPC only in runtime/distributed/.
+# runtime). Also: Boost.Graph only in ir/, gRPC only in runtime/distributed/,
+# and the environment (getenv) read only at the edge: cli/, driver/ and
+# support/settings.cc.
 # Prints each violation as FILE:LINE and exits 1 when there is one.
 set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -40,6 +42,8 @@ def layer(path):
 files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
                        capture_output=True, text=True, check=True).stdout.split()
 include = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+getenv = re.compile(r'\bgetenv\s*\(')
+edge = ("cli", "driver")
 bad = 0
 checked = 0
 for f in files:
@@ -51,6 +55,11 @@ for f in files:
     checked += 1
     with open(f, encoding="utf-8", errors="replace") as src:
         for n, line in enumerate(src, 1):
+            if getenv.search(line) and home not in edge and f != "support/settings.cc" \
+                    and not line.lstrip().startswith("//"):
+                print(f"{f}:{n}: the environment is read at the edge (cli/, driver/, "
+                      f"support/settings.cc), not in {home}/")
+                bad += 1
             inc = include.match(line)
             if not inc:
                 continue

@@ -1,5 +1,5 @@
 // backend/io/checkpoint.cc: the checkpoint byte format (see checkpoint.h
-// and README "Checkpoint format"), its reader and durable writer.
+// and docs/internals/checkpoint-format.md), its reader and durable writer.
 //
 // P.index: "SLUICKPT", u32 version, u32 num_shards, u64 checkpoint id,
 //   u64 index bytes, u64 entry count, the entries sorted by name (u32 name

@@ -1,6 +1,6 @@
 // backend/io/checkpoint.h: Sluice's checkpoint files (TF's V2 layout:
 // P.index and P.data-0000k-of-0000N; the bytes inside are Sluice's own,
-// versioned, with a CRC32C per tensor; README "Checkpoint format") and the
+// versioned, with a CRC32C per tensor; docs/internals/checkpoint-format.md) and the
 // durable-write helpers they are written with.
 #pragma once
 
