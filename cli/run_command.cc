@@ -12,7 +12,7 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   auto sets = std::make_shared<std::vector<std::string>>();
   CLI::App *cmd = app.add_subcommand("run", "Build a graph file's graph and run its session blocks");
   cmd->add_option("-C", opts->workDir, "Change to DIR before running");
-  cmd->add_option("file", opts->file, "The .sluice file")->required();
+  cmd->add_option("file", opts->file, "The .sluice file (- reads it from standard input)")->required();
   cmd->add_option("--set", *sets, "Bind NAME=VALUE as a global before running");
   cmd->add_flag("--json", opts->json, "Print each printed value as one JSON line");
   cmd->add_flag("--Werror", opts->werror, "Treat pipeline warnings as errors");

@@ -14,6 +14,7 @@
 #include "driver/aot_output.h"
 #include "driver/emit.h"
 #include "frontend/evaluator.h"
+#include "frontend/source_file.h"
 #include "runtime/distributed/cluster_host.h"
 #include "driver/detail/driver_support.h"
 #include "driver/partition_files.h"
@@ -96,9 +97,20 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     return 1;
   }
   std::string file = opts.file;
-  if (!opts.workDir.empty() && fs::path(file).is_relative() && !fs::exists(file))
+  // `sluice run -`: the program comes on standard input, as a Unix tool's.
+  std::optional<std::string> stdinText;
+  if (file == "-") {
+    auto text = frontend::readSourceStream(std::cin, "<stdin>");
+    if (!text.hasValue()) {
+      err << "sluice: error: " << text.status().message() << "\n";
+      return 1;
+    }
+    stdinText = std::move(*text);
+    file = "<stdin>";
+  }
+  if (!stdinText && !opts.workDir.empty() && fs::path(file).is_relative() && !fs::exists(file))
     file = (fs::path(opts.workDir) / file).string();
-  if (!opts.workDir.empty() && fs::path(file).is_relative())
+  if (!stdinText && !opts.workDir.empty() && fs::path(file).is_relative())
     file = fs::absolute(file).string();
   auto task = resolveTask(opts.taskFlags, err, code);
   if (!task)
@@ -129,7 +141,7 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     Status s;
     {
       Evaluator ev(eo, diags);
-      s = ev.runFile(file);
+      s = stdinText ? ev.runSource(file, std::move(*stdinText)) : ev.runFile(file);
     }
     diags.print(err);
     if (!s.isOk() && !diags.hasErrors())
@@ -250,14 +262,12 @@ int compileProgram(const CompileOptions &opts, std::ostream &out, std::ostream &
     std::map<std::string, std::string> varOfNode;    // placeholder node -> variable
     bool fromText = opts.file.size() > 4 && opts.file.substr(opts.file.size() - 4) == ".sir";
     if (fromText) {
-      std::ifstream in(opts.file, std::ios::binary);
-      if (!in) {
-        err << "sluice: error: cannot read '" << opts.file << "'\n";
+      auto text = frontend::readSourceFile(opts.file);
+      if (!text.hasValue()) {
+        err << "sluice: error: " << text.status().message() << "\n";
         return;
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      auto parsed = ir::parseGraph(ss.str(), opts.file);
+      auto parsed = ir::parseGraph(*text, opts.file);
       if (!parsed.hasValue()) {
         err << parsed.status().toString() << "\n";
         return;

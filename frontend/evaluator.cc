@@ -58,7 +58,14 @@ Evaluator::Evaluator(EvalOptions opts, DiagnosticEngine &diags)
 Evaluator::~Evaluator() = default;
 
 Status Evaluator::runFile(const std::string &path) {
-  Status s = impl_->runFile(path);
+  return joinTopLevel(impl_->runFile(path));
+}
+
+Status Evaluator::runSource(const std::string &path, std::string text) {
+  return joinTopLevel(impl_->runSource(path, std::move(text)));
+}
+
+Status Evaluator::joinTopLevel(Status s) {
   if (!s.isOk())
     return s;
   // Threads spawned at top level are joined when the program ends; an
@@ -72,10 +79,6 @@ Status Evaluator::runFile(const std::string &path) {
     }
   }
   return Status::ok();
-}
-
-Status Evaluator::runSource(const std::string &path, std::string text) {
-  return impl_->runSource(path, std::move(text));
 }
 
 GraphContext &Evaluator::graph() { return *impl_->topGraph; }

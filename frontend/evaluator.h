@@ -102,6 +102,10 @@ public:
   EvaluatorImpl &impl() { return *impl_; }
 
 private:
+  /// Threads spawned at top level are joined when the program ends; an
+  /// error nobody joined is the program's error.
+  Status joinTopLevel(Status s);
+
   std::unique_ptr<EvaluatorImpl> impl_;
 };
 

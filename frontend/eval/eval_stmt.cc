@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "frontend/eval/interp.h"
+#include "frontend/source_file.h"
 #include "frontend/eval/objects.h"
 #include "frontend/parser.h"
 
@@ -30,20 +31,12 @@ Value *Env::lookup(const std::string &name) {
 namespace {
 constexpr int kMaxCallDepth = 2000;
 
-std::optional<std::string> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 } // namespace
 
 Status EvaluatorImpl::runFile(const std::string &path) {
-  auto text = readFile(path);
-  if (!text)
-    return notFound("cannot read '" + path + "'");
+  auto text = readSourceFile(path);
+  if (!text.hasValue())
+    return text.takeStatus();
   return runSource(path, std::move(*text));
 }
 
@@ -87,9 +80,11 @@ std::shared_ptr<Env> EvaluatorImpl::importFile(const std::string &path,
       throwError(Code::kValueError, "circular import of '" + path + "'", loc);
     return it->second;
   }
-  auto text = readFile(key);
-  if (!text)
-    throwError(Code::kNotFound, "cannot import '" + path + "': no such file", loc);
+  auto text = readSourceFile(key);
+  if (!text.hasValue()) {
+    Status s = text.takeStatus();
+    throwError(s.code(), "cannot import '" + path + "': " + s.message(), loc);
+  }
   imports[key] = nullptr;
   auto pathPtr = std::make_shared<const std::string>(key);
   auto textPtr = std::make_shared<const std::string>(std::move(*text));

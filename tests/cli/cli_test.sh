@@ -23,6 +23,26 @@ if expect_rc 1 "run missing file" "$sluice" run "$work/no_such_file.sluice"; the
 fi
 expect_rc 0 "run hello" "$sluice" run "$samples/hello.sluice"
 
+# --- What is not a graph file, and standard input (#19 item 6) -----------
+if expect_rc 1 "run a directory" "$sluice" run "$samples"; then
+  grep -q 'is a directory' "$work/err" || bad "run a directory: stderr: $(cat "$work/err")"
+fi
+if expect_rc 1 "compile a directory" "$sluice" compile "$samples"; then
+  grep -q 'is a directory' "$work/err" || bad "compile a directory: stderr: $(cat "$work/err")"
+fi
+mkdir -p "$work/graph.sir"
+expect_rc 1 "compile a directory named .sir" "$sluice" compile "$work/graph.sir"
+if printf 'x = 6\nprint(x * 7)\n' | "$sluice" run - >"$work/out" 2>"$work/err"; then
+  if [ "$(cat "$work/out")" = "42" ]; then ok; else bad "run -: printed '$(cat "$work/out")'"; fi
+else
+  bad "run -: exit $?: $(cat "$work/err")"
+fi
+if printf 'x = \n' | "$sluice" run - >"$work/out" 2>"$work/err"; then
+  bad "run - with a syntax error exited 0"
+else
+  grep -q '<stdin>:1:' "$work/err" && ok || bad "run -: the error does not name <stdin>:1: $(cat "$work/err")"
+fi
+
 # --- Hostile inputs: exit 1 (or 0 where the input may be valid) ----------
 gen=$work/gen
 mkdir -p "$gen"
