@@ -1,6 +1,7 @@
 // driver/launch.cc: one process per task, one loop that merges their
 // output and decides when the job is over.
 #include "driver/launch.h"
+#include "support/secrets.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -42,19 +43,6 @@ struct Task {
   std::optional<Child> child;
   std::string pending[2]; // an unfinished line of stdout, of stderr
 };
-
-std::string randomToken() {
-  unsigned char bytes[16] = {};
-  std::ifstream urandom("/dev/urandom", std::ios::binary);
-  urandom.read(reinterpret_cast<char *>(bytes), sizeof bytes);
-  static const char *hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
-  return out;
-}
 
 // The cluster file the tasks read, in a directory removed at the end.
 class SpecDir {
@@ -207,8 +195,14 @@ private:
     ChildOptions base;
     // Without a token of the user's, the tasks share a fresh one: other
     // users of this machine cannot call into the job's loopback ports.
-    if (opts_.clusterFlags.tokenFile.empty() && !std::getenv("SLUICE_CLUSTER_TOKEN"))
-      base.setEnv.emplace_back("SLUICE_CLUSTER_TOKEN", randomToken());
+    if (opts_.clusterFlags.tokenFile.empty() && !std::getenv("SLUICE_CLUSTER_TOKEN")) {
+      auto token = randomHexToken();
+      if (!token.hasValue()) {
+        err_ << "sluice: error: launch: " << token.status().message() << "\n";
+        return 1;
+      }
+      base.setEnv.emplace_back("SLUICE_CLUSTER_TOKEN", std::move(*token));
+    }
     // ps tasks first: workers wait for them anyway, but their "listening"
     // lines then come first.
     for (bool serves : {true, false})

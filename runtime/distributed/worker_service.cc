@@ -1,5 +1,6 @@
 // runtime/distributed/worker_service.cc: a task's side of the cluster.
 #include "runtime/distributed/worker_service.h"
+#include "support/secrets.h"
 
 #include <atomic>
 #include <thread>
@@ -308,7 +309,7 @@ bool WorkerService::authorized(grpc::CallbackServerContext *ctx) const {
     return true;
   auto it = ctx->client_metadata().find(kTokenKey);
   return it != ctx->client_metadata().end() &&
-         std::string_view(it->second.data(), it->second.size()) == want;
+         constantTimeEquals(std::string_view(it->second.data(), it->second.size()), want);
 }
 
 std::shared_ptr<WorkerService::Step> WorkerService::step(int64_t id) {
