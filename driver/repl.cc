@@ -18,6 +18,7 @@
 #include "frontend/eval/objects.h"
 #include "driver/detail/driver_support.h"
 #include "driver/detail/repl_support.h"
+#include "driver/op_reference.h"
 #include "driver/task_flags.h"
 #include "frontend/evaluator.h"
 #include "frontend/parser.h"
@@ -38,7 +39,7 @@ const char *const kHelp =
     "  :help              this text\n"
     "  :run EXPR          run(EXPR) in the session\n"
     "  :ops [PREFIX]      op signatures from the registry\n"
-    "  :doc OP            an op's inputs, outputs and attrs\n"
+    "  :doc OP            an op's inputs, outputs, attrs, TF name and kernels\n"
     "  :graph             the graph's IR\n"
     "  :dot FILE          write the graph as Graphviz dot\n"
     "  :placement         the device of each node\n"
@@ -426,7 +427,7 @@ struct Repl::State {
     if (name == "ops") {
       for (const std::string &op : ir::opRegistry().names())
         if (op.compare(0, arg.size(), arg) == 0)
-          out << detail::opSignature(*ir::opRegistry().find(op)) << "\n";
+          out << opSignature(*ir::opRegistry().find(op)) << "\n";
       return true;
     }
     if (name == "doc") {
@@ -435,7 +436,7 @@ struct Repl::State {
         err << "sluice: error: :doc: no op named '" << arg << "'\n";
         return false;
       }
-      out << detail::opDoc(*op);
+      out << opDoc(*op);
       return true;
     }
     if (name == "graph") {

@@ -126,6 +126,8 @@ TEST_F(ReplTest, Commands) {
   std::string doc = feed(":doc matmul");
   EXPECT_NE(doc.find("inputs:"), std::string::npos) << doc;
   EXPECT_NE(doc.find("transpose_a: bool = false"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("TF 1.15: MatMul"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("gradient: yes"), std::string::npos) << doc;
   feed(":doc no_such_op");
   EXPECT_NE(err().find("no op named 'no_such_op'"), std::string::npos);
   EXPECT_EQ(feed(":type 1"), "int\n");
