@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "driver/library_docs.h"
 #include "frontend/eval/interp.h"
 #include "ir/op_registry.h"
 
@@ -186,6 +187,9 @@ ReplCompletion completeInput(EvaluatorImpl &ev, const std::string &pending,
     } else if (cmdPart.rfind("doc", 0) == 0 || cmdPart.rfind("ops", 0) == 0) {
       for (const auto &op : ir::opRegistry().names())
         addIf(found, op, prefix);
+      if (cmdPart.rfind("doc", 0) == 0)
+        for (const LibraryDoc &d : libraryDocs())
+          addIf(found, d.name, prefix);
     } else if (cmdPart.rfind("load", 0) == 0 || cmdPart.rfind("dot", 0) == 0) {
       c.files = true;
       return c;
