@@ -15,6 +15,7 @@ void addServeCommand(CLI::App &app, int &exitCode);
 void addPlotCommand(CLI::App &app, int &exitCode);
 void addLaunchCommand(CLI::App &app, int &exitCode);
 void addReplCommand(CLI::App &app, int &exitCode);
+void addOpsCommand(CLI::App &app, int &exitCode);
 
 /// `--backend jit|interp`, shared by run, test and repl.
 void addBackendFlag(CLI::App &cmd, std::string &backend);

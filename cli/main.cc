@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   sluice::cli::addServeCommand(app, exitCode);
   sluice::cli::addLaunchCommand(app, exitCode);
   sluice::cli::addPlotCommand(app, exitCode);
+  sluice::cli::addOpsCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

@@ -18,6 +18,8 @@
 #include "frontend/eval/objects.h"
 #include "driver/detail/driver_support.h"
 #include "driver/detail/repl_support.h"
+#include "driver/library_docs.h"
+#include "driver/op_reference.h"
 #include "driver/task_flags.h"
 #include "frontend/evaluator.h"
 #include "frontend/parser.h"
@@ -38,7 +40,8 @@ const char *const kHelp =
     "  :help              this text\n"
     "  :run EXPR          run(EXPR) in the session\n"
     "  :ops [PREFIX]      op signatures from the registry\n"
-    "  :doc OP            an op's inputs, outputs and attrs\n"
+    "  :doc NAME          an op (dtypes, attrs, TF name, kernels) or a library\n"
+    "                     function (dense, adam_optimizer, batch, session, ...)\n"
     "  :graph             the graph's IR\n"
     "  :dot FILE          write the graph as Graphviz dot\n"
     "  :placement         the device of each node\n"
@@ -426,16 +429,24 @@ struct Repl::State {
     if (name == "ops") {
       for (const std::string &op : ir::opRegistry().names())
         if (op.compare(0, arg.size(), arg) == 0)
-          out << detail::opSignature(*ir::opRegistry().find(op)) << "\n";
+          out << opSignature(*ir::opRegistry().find(op)) << "\n";
       return true;
     }
     if (name == "doc") {
       const ir::OpDef *op = arg.empty() ? nullptr : ir::opRegistry().find(arg);
-      if (!op) {
-        err << "sluice: error: :doc: no op named '" << arg << "'\n";
+      const LibraryDoc *lib = arg.empty() ? nullptr : findLibraryDoc(arg);
+      if (!op && !lib) {
+        err << "sluice: error: :doc: no op or library function named '" << arg << "'\n";
         return false;
       }
-      out << detail::opDoc(*op);
+      // A library builtin shadows the op of its name (constant, variable,
+      // fifo_queue): what a call gets comes first.
+      if (lib)
+        out << libraryDocText(*lib);
+      if (lib && op)
+        out << "the registry op '" << arg << "': " << opSignature(*op) << "\n";
+      else if (op)
+        out << opDoc(*op);
       return true;
     }
     if (name == "graph") {

@@ -1,14 +1,13 @@
 // driver/repl_support.cc: the REPL's helpers that need no session: the
-// bracket balance of its input, op signatures and docs from the registry,
-// and completion candidates.
+// bracket balance of its input and completion candidates.
 #include "driver/detail/repl_support.h"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <set>
-#include <sstream>
 
+#include "driver/library_docs.h"
 #include "frontend/eval/interp.h"
 #include "ir/op_registry.h"
 
@@ -83,82 +82,6 @@ std::vector<std::pair<char, size_t>> openBrackets(const std::string &text) {
     }
   }
   return open;
-}
-
-namespace {
-
-std::string argType(const ir::ArgDef &a) {
-  std::string t = a.fixedType != ir::DType::kInvalid ? std::string(ir::dtypeName(a.fixedType))
-                                                     : a.typeAttr;
-  if (!a.numberAttr.empty())
-    return a.numberAttr + "*" + t;
-  if (!a.typeListAttr.empty())
-    return a.typeListAttr;
-  return t;
-}
-
-} // namespace
-
-std::string opSignature(const ir::OpDef &op) {
-  std::string s = op.name + "(";
-  for (size_t i = 0; i < op.signature.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += op.signature[i];
-    if (const ir::AttrDef *a = op.findAttr(op.signature[i]); a && a->defaultValue)
-      s += ": " + ir::formatAttr(*a->defaultValue);
-  }
-  s += ")";
-  if (!op.outputs.empty()) {
-    s += " -> ";
-    for (size_t i = 0; i < op.outputs.size(); ++i)
-      s += (i ? ", " : "") + op.outputs[i].name + ": " + argType(op.outputs[i]);
-  }
-  return s;
-}
-
-std::string opDoc(const ir::OpDef &op) {
-  std::ostringstream os;
-  os << opSignature(op) << "\n";
-  if (!op.summary.empty())
-    os << "  " << op.summary << "\n";
-  os << "inputs:\n";
-  for (const auto &a : op.inputs)
-    os << "  " << a.name << ": " << argType(a) << "\n";
-  os << "outputs:\n";
-  for (const auto &a : op.outputs)
-    os << "  " << a.name << ": " << argType(a) << "\n";
-  os << "attrs:\n";
-  for (const auto &a : op.attrs) {
-    os << "  " << a.name << ": " << ir::attrTypeName(a.type);
-    if (a.defaultValue)
-      os << " = " << ir::formatAttr(*a.defaultValue);
-    else if (a.optional)
-      os << " (optional)";
-    if (!a.allowed.empty()) {
-      os << " in {";
-      for (size_t i = 0; i < a.allowed.size(); ++i)
-        os << (i ? ", " : "") << ir::dtypeName(a.allowed[i]);
-      os << "}";
-    }
-    if (a.minimum)
-      os << " >= " << *a.minimum;
-    os << "\n";
-  }
-  std::vector<std::string> flags;
-  if (op.stateful)
-    flags.push_back("stateful");
-  if (op.async)
-    flags.push_back("async");
-  if (!op.gradient)
-    flags.push_back(op.notDifferentiable ? "not differentiable" : "no gradient");
-  if (!flags.empty()) {
-    os << "flags:";
-    for (const auto &f : flags)
-      os << " " << f;
-    os << "\n";
-  }
-  return os.str();
 }
 
 namespace {
@@ -264,6 +187,9 @@ ReplCompletion completeInput(EvaluatorImpl &ev, const std::string &pending,
     } else if (cmdPart.rfind("doc", 0) == 0 || cmdPart.rfind("ops", 0) == 0) {
       for (const auto &op : ir::opRegistry().names())
         addIf(found, op, prefix);
+      if (cmdPart.rfind("doc", 0) == 0)
+        for (const LibraryDoc &d : libraryDocs())
+          addIf(found, d.name, prefix);
     } else if (cmdPart.rfind("load", 0) == 0 || cmdPart.rfind("dot", 0) == 0) {
       c.files = true;
       return c;

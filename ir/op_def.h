@@ -77,6 +77,14 @@ struct OpDef {
   GradFn gradient;
   bool notDifferentiable = false;
   std::string summary;
+  /// The TF 1.15 op(s) this op stands for, exactly as TF spells them, the
+  /// one TF1's Python builds first (add: AddV2, then the older Add); empty
+  /// for Sluice's own ops (fused, reader_read_csv). The op reference shows
+  /// them, and a GraphDef importer maps TF's nodes back through them.
+  std::vector<std::string> tfNames;
+  /// The family the op was registered with ("math", "array", ...: one
+  /// register*Ops function of ir/op_registry.h); the reference groups by it.
+  std::string family;
   /// TF1's Python positional order: names of inputs and attrs. The
   /// frontend binds positional arguments in this order; keyword arguments
   /// by name. Inputs and attrs are named after TF's Python arguments.
@@ -113,6 +121,15 @@ public:
   OpDefBuilder &shape(ShapeFn fn) { def_.shapeFn = std::move(fn); return *this; }
   OpDefBuilder &inferAttrs(AttrFn fn) { def_.attrFn = std::move(fn); return *this; }
   OpDefBuilder &doc(std::string s) { def_.summary = std::move(s); return *this; }
+  /// The TF op names this op stands for: .tf("AddV2", "Add").
+  template <typename... Names> OpDefBuilder &tf(const Names &...names) {
+    (def_.tfNames.emplace_back(names), ...);
+    return *this;
+  }
+  OpDefBuilder &tf(std::vector<std::string> names) {
+    def_.tfNames = std::move(names);
+    return *this;
+  }
   /// Finishes the row; without signature() the positional order is the
   /// inputs, then the attrs, as declared.
   OpDef build();

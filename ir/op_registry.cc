@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace sluice::ir {
 
 void OpRegistry::add(OpDef def) {
   std::string name = def.name;
+  if (def.family.empty())
+    def.family = family_;
   bool inserted =
       ops_.emplace(name, std::make_unique<OpDef>(std::move(def))).second;
   assert(inserted && "op registered twice");
@@ -39,24 +42,38 @@ std::vector<std::string> OpRegistry::names() const {
   return out;
 }
 
+void OpRegistry::beginFamily(std::string family) {
+  if (!family.empty() &&
+      std::find(families_.begin(), families_.end(), family) == families_.end())
+    families_.push_back(family);
+  family_ = std::move(family);
+}
+
 void registerAllOps(OpRegistry &reg) {
-  registerMathOps(reg);
-  registerArrayOps(reg);
-  registerRandomOps(reg);
-  registerStateOps(reg);
-  registerStringOps(reg);
-  registerControlOps(reg);
-  registerDataFlowOps(reg);
-  registerAccumulatorOps(reg);
-  registerIoOps(reg);
-  registerSummaryOps(reg);
-  registerParsingOps(reg);
-  registerPipelineOps(reg);
-  registerDatasetOps(reg);
-  registerTransferOps(reg);
-  registerGradientOps(reg);
-  registerTrainingOps(reg);
-  registerFusedOps(reg);
+  const std::pair<const char *, void (*)(OpRegistry &)> families[] = {
+      {"math", registerMathOps},
+      {"array", registerArrayOps},
+      {"random", registerRandomOps},
+      {"state", registerStateOps},
+      {"string", registerStringOps},
+      {"control", registerControlOps},
+      {"data flow", registerDataFlowOps},
+      {"accumulator", registerAccumulatorOps},
+      {"io", registerIoOps},
+      {"summary", registerSummaryOps},
+      {"parsing", registerParsingOps},
+      {"pipeline", registerPipelineOps},
+      {"dataset", registerDatasetOps},
+      {"transfer", registerTransferOps},
+      {"gradient", registerGradientOps},
+      {"training", registerTrainingOps},
+      {"fused", registerFusedOps},
+  };
+  for (const auto &[family, registerFamily] : families) {
+    reg.beginFamily(family);
+    registerFamily(reg);
+  }
+  reg.beginFamily(""); // ops a caller adds later (tests) have none
   // Last: the rules refer to the ops above.
   registerAllGradients(reg);
 }

@@ -21,9 +21,16 @@ public:
   void setNotDifferentiable(std::string_view name);
   /// Every op name, sorted.
   std::vector<std::string> names() const;
+  /// Ops added from here on belong to `family` (OpDef::family); "" ends
+  /// the current family.
+  void beginFamily(std::string family);
+  /// The families, in the order they began.
+  const std::vector<std::string> &families() const { return families_; }
 
 private:
   std::unordered_map<std::string, std::unique_ptr<OpDef>> ops_;
+  std::vector<std::string> families_;
+  std::string family_; // the family ops added now belong to
 };
 
 /// The process-wide registry, filled on first use by registerAllOps().

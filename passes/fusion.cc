@@ -452,19 +452,25 @@ std::string valueText(const ir::Graph &g, const ir::Output &o) {
 
 } // namespace
 
-bool isFusibleOp(const ir::Node &n) {
-  if (isReduction(n)) {
-    ir::DType t = n.outputType(0);
+bool isFusibleOpType(std::string_view op, ir::DType t) {
+  if (kReductions.count(op))
     return t == ir::DType::kF32 || t == ir::DType::kF64 || t == ir::DType::kI32 ||
            t == ir::DType::kI64;
-  }
-  if (!kElementwise.count(n.opName()) || n.op().stateful)
+  if (!kElementwise.count(op) || !fusibleType(t))
+    return false;
+  if (op == "pow" && !ir::isFloating(t))
+    return false; // integer pow fails on negative exponents
+  return true;
+}
+
+bool isFusibleOp(const ir::Node &n) {
+  if (isReduction(n))
+    return isFusibleOpType(n.opName(), n.outputType(0));
+  if (n.op().stateful || n.numOutputs() == 0)
     return false;
   for (ir::DType t : n.outputTypes())
-    if (!fusibleType(t))
+    if (!isFusibleOpType(n.opName(), t))
       return false;
-  if (n.opName() == "pow" && !ir::isFloating(n.outputType(0)))
-    return false; // integer pow fails on negative exponents
   return true;
 }
 

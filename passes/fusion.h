@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "passes/pass.h"
 
@@ -26,6 +27,11 @@ std::unique_ptr<Pass> createFusionPass();
 /// Whether `n` may join a cluster (the op and dtype rules above; shapes,
 /// feeds and devices are checked by the pass).
 bool isFusibleOp(const ir::Node &n);
+
+/// The op-and-dtype half of isFusibleOp, without a node: whether a node of
+/// `op` whose outputs are `t` may join a cluster (the op reference lists
+/// the dtypes for which it holds).
+bool isFusibleOpType(std::string_view op, ir::DType t);
 
 /// `--emit fused`: one comment block per fused node of `g` (its function,
 /// device, the nodes it replaced, its inputs and outputs with shapes),

@@ -12,16 +12,11 @@ namespace sluice::rt {
 
 namespace {
 
-// A reduction's GPU code takes a thread per output element (a row
-// program, a thread per row), folding in the CPU kernel's order: below
-// this many outputs too few threads run for the device to pay off.
-constexpr int64_t kMinGpuReductionOutputs = 4096;
-
 // What a GPU claims: the ops fusion puts in a GPU cluster (elementwise,
 // of a known rank; dims known only at run time get PTX per set of call
 // shapes), and reductions with kMinGpuReductionOutputs fixed outputs or
-// more. Other reductions stay on the CPU (fusion never joins ops across
-// devices).
+// more, folding in the CPU kernel's order. Other reductions stay on the
+// CPU (fusion never joins ops across devices).
 bool gpuElementwise(const ir::Node &n) {
   if (!passes::isFusibleOp(n))
     return false;
@@ -36,6 +31,10 @@ bool gpuElementwise(const ir::Node &n) {
 }
 
 } // namespace
+
+bool gpuClaimsOpType(std::string_view op, ir::DType t) {
+  return passes::isFusibleOpType(op, t);
+}
 
 std::vector<std::string> sessionDevices(const ir::Graph &g,
                                         const std::map<std::string, int> &deviceCount) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/kernel_registry.h"
@@ -21,6 +22,17 @@ std::vector<std::string> sessionDevices(const ir::Graph &g,
 /// (the built-in kernels) for the interpreter.
 const backend::KernelRegistry *sessionKernels(const backend::KernelRegistry *custom,
                                               const std::string &backend, bool fusion);
+
+/// A GPU claims a reduction only with this many fixed outputs or more: it
+/// takes a thread per output element (a row program, a thread per row),
+/// and below this too few threads run for the device to pay off.
+inline constexpr int64_t kMinGpuReductionOutputs = 4096;
+
+/// Whether a GPU claims nodes of `op` whose outputs are `t`, for its fused
+/// clusters, before it looks at their shapes (kMinGpuReductionOutputs, a
+/// known rank): the op-and-dtype half of the GPU's claim. The op reference
+/// lists the dtypes for which it holds.
+bool gpuClaimsOpType(std::string_view op, ir::DType t);
 
 /// Why a /gpu request cannot be met here ("" when there are GPUs).
 std::string noGpuReason();

@@ -19,6 +19,7 @@ const Node *accumulatorBehind(const InferenceContext &c) {
 
 void registerAccumulatorOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("conditional_accumulator")
+              .tf("ResourceConditionalAccumulator", "ConditionalAccumulator")
               .output("handle: resource")
               .typeAttr("dtype", kFloatTypes)
               .attr("shape", AttrType::kShape, Shape::unknown())
@@ -32,6 +33,7 @@ void registerAccumulatorOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("accumulator_apply_gradient")
+              .tf("ResourceAccumulatorApplyGradient", "AccumulatorApplyGradient")
               .input("handle: resource")
               .input("local_step: i64")
               .input("gradient: dtype")
@@ -51,6 +53,7 @@ void registerAccumulatorOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("accumulator_take_gradient")
+              .tf("ResourceAccumulatorTakeGradient", "AccumulatorTakeGradient")
               .input("handle: resource")
               .input("num_required: i32")
               .output("average: dtype")
@@ -67,6 +70,7 @@ void registerAccumulatorOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("accumulator_num_accumulated")
+              .tf("ResourceAccumulatorNumAccumulated", "AccumulatorNumAccumulated")
               .input("handle: resource")
               .output("num_accumulated: i32")
               .signature("handle")
@@ -76,6 +80,7 @@ void registerAccumulatorOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("accumulator_set_global_step")
+              .tf("ResourceAccumulatorSetGlobalStep", "AccumulatorSetGlobalStep")
               .input("handle: resource")
               .input("new_global_step: i64")
               .signature("handle, new_global_step")

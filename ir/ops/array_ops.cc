@@ -226,6 +226,7 @@ std::vector<DType> allTypes() {
 
 void registerArrayOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("constant")
+              .tf("Const")
               .output("output: dtype")
               .attr("value", AT::kTensor)
               .typeAttr("dtype")
@@ -237,6 +238,7 @@ void registerArrayOps(OpRegistry &reg) {
   // Stateful so that nothing folds it: the session substitutes feeds, and
   // the kernel runs (and fails) only when it is not fed.
   reg.add(OpDefBuilder("placeholder")
+              .tf("Placeholder")
               .output("output: dtype")
               .typeAttr("dtype")
               .attr("shape", AT::kShape)
@@ -250,6 +252,7 @@ void registerArrayOps(OpRegistry &reg) {
               })
               .build());
   reg.add(OpDefBuilder("placeholder_with_default")
+              .tf("PlaceholderWithDefault")
               .input("input: dtype")
               .output("output: dtype")
               .typeAttr("dtype")
@@ -266,12 +269,14 @@ void registerArrayOps(OpRegistry &reg) {
               })
               .build());
   reg.add(OpDefBuilder("identity")
+              .tf("Identity")
               .input("input: T")
               .output("output: T")
               .typeAttr("T")
               .shape(unchangedShape)
               .build());
   reg.add(OpDefBuilder("reshape")
+              .tf("Reshape")
               .input("tensor: T")
               .input("shape: Tshape")
               .output("output: T")
@@ -281,6 +286,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(reshapeShape)
               .build());
   reg.add(OpDefBuilder("expand_dims")
+              .tf("ExpandDims")
               .input("input: T")
               .output("output: T")
               .typeAttr("T")
@@ -290,6 +296,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(expandDimsShape)
               .build());
   reg.add(OpDefBuilder("squeeze")
+              .tf("Squeeze")
               .input("input: T")
               .output("output: T")
               .typeAttr("T")
@@ -300,6 +307,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(squeezeShape)
               .build());
   reg.add(OpDefBuilder("transpose")
+              .tf("Transpose")
               .input("a: T")
               .output("output: T")
               .typeAttr("T")
@@ -309,6 +317,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(transposeShape)
               .build());
   reg.add(OpDefBuilder("shape")
+              .tf("Shape")
               .input("input: T")
               .output("output: out_type")
               .typeAttr("T")
@@ -317,6 +326,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(shapeOpShape)
               .build());
   reg.add(OpDefBuilder("size")
+              .tf("Size")
               .input("input: T")
               .output("output: out_type")
               .typeAttr("T")
@@ -325,12 +335,14 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(scalarShape)
               .build());
   reg.add(OpDefBuilder("rank")
+              .tf("Rank")
               .input("input: T")
               .output("output: i32")
               .typeAttr("T")
               .shape(scalarShape)
               .build());
   reg.add(OpDefBuilder("fill")
+              .tf("Fill")
               .input("dims: index_type")
               .input("value: T")
               .output("output: T")
@@ -345,6 +357,7 @@ void registerArrayOps(OpRegistry &reg) {
                 return shapeFromDimsInput(c, 0, 0);
               })
               .build());
+  // No TF op: TF1's tf.zeros and tf.ones build a Fill or a Const.
   for (const char *name : {"zeros", "ones"})
     reg.add(OpDefBuilder(name)
                 .input("shape: index_type")
@@ -357,6 +370,7 @@ void registerArrayOps(OpRegistry &reg) {
                 })
                 .build());
   reg.add(OpDefBuilder("zeros_like")
+              .tf("ZerosLike")
               .input("tensor: T")
               .output("output: dtype")
               .typeAttr("T", allTypes())
@@ -366,6 +380,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(unchangedShape)
               .build());
   reg.add(OpDefBuilder("ones_like")
+              .tf("OnesLike")
               .input("tensor: T")
               .output("output: dtype")
               .typeAttr("T", kRealAndBoolTypes)
@@ -375,6 +390,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(unchangedShape)
               .build());
   reg.add(OpDefBuilder("range")
+              .tf("Range")
               .input("start: Tidx")
               .input("limit: Tidx")
               .input("delta: Tidx")
@@ -387,6 +403,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(rangeShape)
               .build());
   reg.add(OpDefBuilder("one_hot")
+              .tf("OneHot")
               .input("indices: TI")
               .output("output: dtype")
               .typeAttr("TI", {DType::kU8, DType::kI32, DType::kI64})
@@ -399,6 +416,7 @@ void registerArrayOps(OpRegistry &reg) {
               .shape(oneHotShape)
               .build());
   reg.add(OpDefBuilder("tile")
+              .tf("Tile")
               .input("input: T")
               .output("output: T")
               .typeAttr("T")

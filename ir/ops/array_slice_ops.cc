@@ -252,6 +252,7 @@ Status gatherShape(InferenceContext &c) {
 
 void registerArraySliceOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("stack")
+              .tf("Pack")
               .input("values: N*T")
               .output("output: T")
               .typeAttr("T")
@@ -262,6 +263,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(stackShape)
               .build());
   reg.add(OpDefBuilder("unstack")
+              .tf("Unpack")
               .input("value: T")
               .output("output: num*T")
               .typeAttr("T")
@@ -273,6 +275,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(unstackShape)
               .build());
   reg.add(OpDefBuilder("concat")
+              .tf("ConcatV2", "Concat")
               .input("values: N*T")
               .output("output: T")
               .typeAttr("T")
@@ -283,6 +286,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(concatShape)
               .build());
   reg.add(OpDefBuilder("split")
+              .tf("Split", "SplitV")
               .input("value: T")
               .output("output: num_split*T")
               .typeAttr("T")
@@ -296,6 +300,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(splitShape)
               .build());
   reg.add(OpDefBuilder("slice")
+              .tf("Slice")
               .input("input_: T")
               .input("begin: Index")
               .input("size: Index")
@@ -306,6 +311,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(sliceShape)
               .build());
   reg.add(OpDefBuilder("strided_slice")
+              .tf("StridedSlice")
               .input("input_: T")
               .input("begin: Index")
               .input("end: Index")
@@ -323,6 +329,7 @@ void registerArraySliceOps(OpRegistry &reg) {
               .shape(stridedSliceShape)
               .build());
   reg.add(OpDefBuilder("gather")
+              .tf("GatherV2", "Gather")
               .input("params: Tparams")
               .input("indices: Tindices")
               .output("output: Tparams")

@@ -7,6 +7,7 @@ namespace sluice::ir {
 
 void registerControlOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("no_op")
+              .tf("NoOp")
               .doc("Does nothing; with control inputs it is TF's group().")
               .build());
 

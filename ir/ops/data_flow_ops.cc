@@ -111,9 +111,10 @@ OpDef withTypeList(OpDef def, bool output, const std::string &arg, const std::st
   return def;
 }
 
-void addQueueRow(OpRegistry &reg, const char *name, const char *summary) {
+void addQueueRow(OpRegistry &reg, const char *name, const char *tf, const char *summary) {
   std::string op = name;
   OpDefBuilder b(op);
+  b.tf(tf);
   b.output("handle: resource");
   bool shuffle = op == "random_shuffle_queue";
   bool priority = op == "priority_queue";
@@ -143,17 +144,18 @@ void addQueueRow(OpRegistry &reg, const char *name, const char *summary) {
 } // namespace
 
 void registerDataFlowOps(OpRegistry &reg) {
-  addQueueRow(reg, "fifo_queue", "A queue whose elements leave in arrival order.");
-  addQueueRow(reg, "padding_fifo_queue",
+  addQueueRow(reg, "fifo_queue", "FIFOQueueV2", "A queue whose elements leave in arrival order.");
+  addQueueRow(reg, "padding_fifo_queue", "PaddingFIFOQueueV2",
               "A FIFO queue with partial shapes; batches pad unknown dims with zeros.");
-  addQueueRow(reg, "random_shuffle_queue",
+  addQueueRow(reg, "random_shuffle_queue", "RandomShuffleQueueV2",
               "A queue that removes a uniformly random element, keeping "
               "min_after_dequeue back while open.");
-  addQueueRow(reg, "priority_queue",
+  addQueueRow(reg, "priority_queue", "PriorityQueueV2",
               "A queue whose smallest i64 priority (component 0) leaves first.");
 
   for (bool many : {false, true})
     reg.add(withTypeList(OpDefBuilder(many ? "queue_enqueue_many" : "queue_enqueue")
+                             .tf(many ? "QueueEnqueueManyV2" : "QueueEnqueueV2")
                              .input("handle: resource")
                              .input("components: Tcomponents")
                              .attr("Tcomponents", AttrType::kTypeList)
@@ -168,6 +170,7 @@ void registerDataFlowOps(OpRegistry &reg) {
                          false, "components", "Tcomponents"));
 
   reg.add(withTypeList(OpDefBuilder("queue_dequeue")
+                           .tf("QueueDequeueV2")
                            .input("handle: resource")
                            .output("components: component_types")
                            .attr("component_types", AttrType::kTypeList)
@@ -182,6 +185,7 @@ void registerDataFlowOps(OpRegistry &reg) {
   for (bool upTo : {false, true})
     reg.add(withTypeList(
         OpDefBuilder(upTo ? "queue_dequeue_up_to" : "queue_dequeue_many")
+            .tf(upTo ? "QueueDequeueUpToV2" : "QueueDequeueManyV2")
             .input("handle: resource")
             .input("n: i32")
             .output("components: component_types")
@@ -197,6 +201,7 @@ void registerDataFlowOps(OpRegistry &reg) {
         true, "components", "component_types"));
 
   reg.add(OpDefBuilder("queue_close")
+              .tf("QueueCloseV2")
               .input("handle: resource")
               .attr("cancel_pending_enqueues", AttrType::kBool, false)
               .signature("handle, cancel_pending_enqueues")
@@ -205,6 +210,7 @@ void registerDataFlowOps(OpRegistry &reg) {
               .doc("Closes the queue (after pending enqueues, unless they are cancelled).")
               .build());
   reg.add(OpDefBuilder("queue_size")
+              .tf("QueueSizeV2")
               .input("handle: resource")
               .output("size: i32")
               .signature("handle")
@@ -213,6 +219,7 @@ void registerDataFlowOps(OpRegistry &reg) {
               .doc("The number of elements in the queue.")
               .build());
   reg.add(OpDefBuilder("queue_is_closed")
+              .tf("QueueIsClosedV2")
               .input("handle: resource")
               .output("is_closed: bool")
               .signature("handle")

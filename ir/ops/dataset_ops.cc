@@ -46,6 +46,7 @@ Status datasetInput(InferenceContext &c) {
 
 void registerDatasetOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("function_arg")
+              .tf("_Arg")
               .output("output: T")
               .typeAttr("T")
               .attr("index", AT::kInt)
@@ -61,6 +62,7 @@ void registerDatasetOps(OpRegistry &reg) {
 
   {
     OpDefBuilder b = datasetRow("tensor_slice_dataset");
+    b.tf("TensorSliceDataset");
     b.input("components: Toutput_types")
         .attr("Toutput_types", AT::kTypeList)
         .attr("output_shapes", AT::kShapeList)
@@ -70,6 +72,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("range_dataset");
+    b.tf("RangeDataset");
     b.input("start: i64").input("stop: i64").input("step: i64");
     withSignature(b)
         .shape([](InferenceContext &c) {
@@ -81,6 +84,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("text_line_dataset");
+    b.tf("TextLineDataset");
     b.input("filenames: string")
         .shape([](InferenceContext &c) {
           const Shape &s = c.inputShape(0);
@@ -93,6 +97,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("map_dataset");
+    b.tf("MapDataset");
     b.input("input_dataset: variant").input("other_arguments: Targuments");
     b.attr("f", AT::kString).attr("Targuments", AT::kTypeList);
     withSignature(b)
@@ -105,6 +110,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("filter_dataset");
+    b.tf("FilterDataset");
     b.input("input_dataset: variant").input("other_arguments: Targuments");
     b.attr("predicate", AT::kString).attr("Targuments", AT::kTypeList);
     withSignature(b)
@@ -117,6 +123,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("batch_dataset");
+    b.tf("BatchDatasetV2");
     b.input("input_dataset: variant").input("batch_size: i64").input("drop_remainder: bool");
     withSignature(b)
         .shape([](InferenceContext &c) {
@@ -129,6 +136,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("shuffle_dataset");
+    b.tf("ShuffleDataset");
     b.input("input_dataset: variant").input("buffer_size: i64").input("seed: i64").input(
         "seed2: i64");
     b.attr("reshuffle_each_iteration", AT::kBool, true);
@@ -143,6 +151,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("repeat_dataset");
+    b.tf("RepeatDataset");
     b.input("input_dataset: variant").input("count: i64");
     withSignature(b)
         .shape([](InferenceContext &c) {
@@ -156,6 +165,7 @@ void registerDatasetOps(OpRegistry &reg) {
   for (const char *name : {"take_dataset", "skip_dataset"}) {
     bool take = std::string(name) == "take_dataset";
     OpDefBuilder b = datasetRow(name);
+    b.tf(take ? "TakeDataset" : "SkipDataset");
     b.input("input_dataset: variant").input("count: i64");
     withSignature(b)
         .shape([](InferenceContext &c) {
@@ -168,6 +178,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b = datasetRow("prefetch_dataset");
+    b.tf("PrefetchDataset");
     b.input("input_dataset: variant").input("buffer_size: i64");
     withSignature(b)
         .shape([](InferenceContext &c) {
@@ -181,6 +192,7 @@ void registerDatasetOps(OpRegistry &reg) {
 
   {
     OpDefBuilder b("one_shot_iterator");
+    b.tf("OneShotIterator"); // TF's builds the dataset from a function attr
     b.input("dataset: variant").output("handle: resource");
     b.attr("container", AT::kString, std::string()).attr("shared_name", AT::kString, std::string());
     withSignature(b)
@@ -191,6 +203,7 @@ void registerDatasetOps(OpRegistry &reg) {
   }
   {
     OpDefBuilder b("iterator");
+    b.tf("IteratorV2", "Iterator");
     b.output("handle: resource");
     b.attr("container", AT::kString, std::string()).attr("shared_name", AT::kString, std::string());
     withSignature(b).stateful().shape(scalarShape).doc(
@@ -198,6 +211,7 @@ void registerDatasetOps(OpRegistry &reg) {
     reg.add(b.build());
   }
   reg.add(OpDefBuilder("make_iterator")
+              .tf("MakeIterator")
               .input("dataset: variant")
               .input("iterator: resource")
               .stateful()
@@ -205,6 +219,7 @@ void registerDatasetOps(OpRegistry &reg) {
               .build());
   {
     OpDefBuilder b("iterator_get_next");
+    b.tf("IteratorGetNext");
     b.input("iterator: resource").output("components: output_types");
     withSignature(b)
         .stateful()

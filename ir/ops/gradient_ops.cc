@@ -22,8 +22,9 @@ Shape shapeFromInput(InferenceContext &c, int i) {
   return Shape::unknown();
 }
 
-void toShape(OpRegistry &reg, const char *name, const char *doc) {
+void toShape(OpRegistry &reg, const char *name, std::vector<std::string> tf, const char *doc) {
   reg.add(OpDefBuilder(name)
+              .tf(std::move(tf))
               .input("input: T")
               .input("shape: Tidx")
               .output("output: T")
@@ -39,9 +40,10 @@ void toShape(OpRegistry &reg, const char *name, const char *doc) {
 }
 
 // (a, b) -> same shape as input `like`.
-void fusedBackward(OpRegistry &reg, const char *name, const char *a, const char *b, int like,
-                   const char *doc) {
+void fusedBackward(OpRegistry &reg, const char *name, const char *tf, const char *a, const char *b,
+                   int like, const char *doc) {
   reg.add(OpDefBuilder(name)
+              .tf(tf)
               .input(std::string(a) + ": T")
               .input(std::string(b) + ": T")
               .output("backprops: T")
@@ -57,15 +59,16 @@ void fusedBackward(OpRegistry &reg, const char *name, const char *a, const char 
 } // namespace
 
 void registerGradientOps(OpRegistry &reg) {
-  toShape(reg, "broadcast_to", "numpy broadcasting of input to shape (TF's BroadcastTo)");
-  toShape(reg, "sum_to_shape",
+  toShape(reg, "broadcast_to", {"BroadcastTo"}, "numpy broadcasting of input to shape (TF's BroadcastTo)");
+  toShape(reg, "sum_to_shape", {},
           "input summed over the dims along which shape was broadcast to it, then reshaped "
           "to shape (the inverse of broadcasting)");
-  fusedBackward(reg, "relu_grad", "gradients", "features", 0,
+  fusedBackward(reg, "relu_grad", "ReluGrad", "gradients", "features", 0,
                 "gradients where features > 0, else 0 (TF's ReluGrad)");
-  fusedBackward(reg, "sigmoid_grad", "y", "dy", 0, "dy * y * (1 - y) (TF's SigmoidGrad)");
-  fusedBackward(reg, "tanh_grad", "y", "dy", 0, "dy * (1 - y^2) (TF's TanhGrad)");
+  fusedBackward(reg, "sigmoid_grad", "SigmoidGrad", "y", "dy", 0, "dy * y * (1 - y) (TF's SigmoidGrad)");
+  fusedBackward(reg, "tanh_grad", "TanhGrad", "y", "dy", 0, "dy * (1 - y^2) (TF's TanhGrad)");
   reg.add(OpDefBuilder("stop_gradient")
+              .tf("StopGradient")
               .input("input: T")
               .output("output: T")
               .typeAttr("T")
@@ -73,6 +76,7 @@ void registerGradientOps(OpRegistry &reg) {
               .doc("identity that gradients do not pass (TF's StopGradient)")
               .build());
   reg.add(OpDefBuilder("pad")
+              .tf("Pad")
               .input("input: T")
               .input("paddings: Tpaddings")
               .output("output: T")
@@ -96,6 +100,7 @@ void registerGradientOps(OpRegistry &reg) {
               .doc("zero padding: paddings [rank, 2] of (before, after) per dim")
               .build());
   reg.add(OpDefBuilder("strided_slice_grad")
+              .tf("StridedSliceGrad")
               .input("shape: Index")
               .input("begin: Index")
               .input("end: Index")

@@ -3,6 +3,7 @@
 // tf_record_write) and the checkpoint ops a saver is built from
 // (save_checkpoint, restore_checkpoint: TF's SaveV2 and RestoreV2).
 #include <set>
+#include <utility>
 
 #include "ir/inference.h"
 #include "ir/op_registry.h"
@@ -106,8 +107,9 @@ Status restoreShape(InferenceContext &c) {
   return Status::ok();
 }
 
-OpDefBuilder readerRow(const char *name) {
+OpDefBuilder readerRow(const char *name, const char *tf) {
   OpDefBuilder b(name);
+  b.tf(tf);
   b.output("reader_handle: resource");
   return b;
 }
@@ -115,7 +117,7 @@ OpDefBuilder readerRow(const char *name) {
 } // namespace
 
 void registerIoOps(OpRegistry &reg) {
-  reg.add(readerRow("text_line_reader")
+  reg.add(readerRow("text_line_reader", "TextLineReaderV2")
               .attr("skip_header_lines", AT::kInt, int64_t{0})
               .attr("container", AT::kString, std::string())
               .attr("shared_name", AT::kString, std::string())
@@ -129,7 +131,7 @@ void registerIoOps(OpRegistry &reg) {
                    "line without its newline.")
               .build());
 
-  reg.add(readerRow("fixed_length_record_reader")
+  reg.add(readerRow("fixed_length_record_reader", "FixedLengthRecordReaderV2")
               .attr("record_bytes", AT::kInt)
               .attr("header_bytes", AT::kInt, int64_t{0})
               .attr("footer_bytes", AT::kInt, int64_t{0})
@@ -156,7 +158,7 @@ void registerIoOps(OpRegistry &reg) {
               .doc("A reader of fixed-size records: key '<file>:<index>'.")
               .build());
 
-  reg.add(readerRow("whole_file_reader")
+  reg.add(readerRow("whole_file_reader", "WholeFileReaderV2")
               .attr("container", AT::kString, std::string())
               .attr("shared_name", AT::kString, std::string())
               .signature("container, shared_name")
@@ -165,7 +167,7 @@ void registerIoOps(OpRegistry &reg) {
               .doc("A reader yielding each file whole: key '<file>'.")
               .build());
 
-  reg.add(readerRow("tf_record_reader")
+  reg.add(readerRow("tf_record_reader", "TFRecordReaderV2")
               .attr("container", AT::kString, std::string())
               .attr("shared_name", AT::kString, std::string())
               .attr("compression_type", AT::kString, std::string())
@@ -182,6 +184,7 @@ void registerIoOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("reader_read")
+              .tf("ReaderReadV2")
               .input("reader_handle: resource")
               .input("queue_handle: resource")
               .output("key: string")
@@ -195,6 +198,7 @@ void registerIoOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("reader_read_up_to")
+              .tf("ReaderReadUpToV2")
               .input("reader_handle: resource")
               .input("queue_handle: resource")
               .input("num_records: i64")
@@ -207,9 +211,11 @@ void registerIoOps(OpRegistry &reg) {
               .doc("1..num_records records from one file (never two).")
               .build());
 
-  for (const char *name : {"reader_num_records_produced",
-                           "reader_num_work_units_completed"})
+  for (auto [name, tf] : {std::pair{"reader_num_records_produced", "ReaderNumRecordsProducedV2"},
+                          std::pair{"reader_num_work_units_completed",
+                                    "ReaderNumWorkUnitsCompletedV2"}})
     reg.add(OpDefBuilder(name)
+                .tf(tf)
                 .input("reader_handle: resource")
                 .output("output: i64")
                 .signature("reader_handle")
@@ -218,6 +224,7 @@ void registerIoOps(OpRegistry &reg) {
                 .build());
 
   reg.add(OpDefBuilder("reader_reset")
+              .tf("ReaderResetV2")
               .input("reader_handle: resource")
               .signature("reader_handle")
               .stateful()
@@ -225,6 +232,7 @@ void registerIoOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("read_file")
+              .tf("ReadFile")
               .input("filename: string")
               .output("contents: string")
               .signature("filename")
@@ -238,6 +246,7 @@ void registerIoOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("write_file")
+              .tf("WriteFile")
               .input("filename: string")
               .input("contents: string")
               .signature("filename, contents")
@@ -251,6 +260,7 @@ void registerIoOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("matching_files")
+              .tf("MatchingFiles")
               .input("pattern: string")
               .output("filenames: string")
               .signature("pattern")
@@ -282,7 +292,10 @@ void registerIoOps(OpRegistry &reg) {
               .doc("Writes records as a TFRecord file (for tests and tools).")
               .build());
 
+  // TF's Saver builds SaveV2 and RestoreV2 for these; the file layout is
+  // TF's V2 one, the bytes inside Sluice's own (backend/io/checkpoint.h).
   reg.add(withTypeList(OpDefBuilder("save_checkpoint")
+                           .tf("SaveV2")
                            .input("prefix: string")
                            .input("tensors: dtypes")
                            .attr("dtypes", AT::kTypeList)
@@ -300,6 +313,7 @@ void registerIoOps(OpRegistry &reg) {
                        false, "tensors", "dtypes"));
 
   reg.add(withTypeList(OpDefBuilder("restore_checkpoint")
+                           .tf("RestoreV2")
                            .input("prefix: string")
                            .output("tensors: dtypes")
                            .attr("dtypes", AT::kTypeList)

@@ -32,9 +32,10 @@ DType truedivType(DType t) {
   }
 }
 
-void binary(OpRegistry &reg, const char *name, std::vector<DType> types,
-            const char *out = "z: T") {
+void binary(OpRegistry &reg, const char *name, std::vector<std::string> tf,
+            std::vector<DType> types, const char *out = "z: T") {
   reg.add(OpDefBuilder(name)
+              .tf(std::move(tf))
               .input("x: T")
               .input("y: T")
               .output(out)
@@ -43,8 +44,9 @@ void binary(OpRegistry &reg, const char *name, std::vector<DType> types,
               .build());
 }
 
-void logical(OpRegistry &reg, const char *name) {
+void logical(OpRegistry &reg, const char *name, const char *tf) {
   reg.add(OpDefBuilder(name)
+              .tf(tf)
               .input("x: bool")
               .input("y: bool")
               .output("z: bool")
@@ -52,8 +54,9 @@ void logical(OpRegistry &reg, const char *name) {
               .build());
 }
 
-void unary(OpRegistry &reg, const char *name, std::vector<DType> types) {
+void unary(OpRegistry &reg, const char *name, const char *tf, std::vector<DType> types) {
   reg.add(OpDefBuilder(name)
+              .tf(tf)
               .input("x: T")
               .output("y: T")
               .typeAttr("T", std::move(types))
@@ -108,10 +111,11 @@ Status whereShape(InferenceContext &c) {
 
 void registerMathOps(OpRegistry &reg) {
   const auto &num = kNumericTypes;
-  binary(reg, "add", num);
-  binary(reg, "subtract", num);
-  binary(reg, "multiply", num);
+  binary(reg, "add", {"AddV2", "Add"}, num);
+  binary(reg, "subtract", {"Sub"}, num);
+  binary(reg, "multiply", {"Mul"}, num);
   reg.add(OpDefBuilder("divide")
+              .tf("RealDiv")
               .input("x: T")
               .input("y: T")
               .output("z: T")
@@ -122,42 +126,44 @@ void registerMathOps(OpRegistry &reg) {
               })
               .doc("TF1's Python `/`: true division, ints become floats")
               .build());
-  binary(reg, "floor_div", num);
-  binary(reg, "mod", num);
-  binary(reg, "pow", num);
-  binary(reg, "maximum", num);
-  binary(reg, "minimum", num);
-  binary(reg, "squared_difference", num);
-  binary(reg, "equal", withBoolAndString(num), "z: bool");
-  binary(reg, "not_equal", withBoolAndString(num), "z: bool");
-  binary(reg, "less", num, "z: bool");
-  binary(reg, "less_equal", num, "z: bool");
-  binary(reg, "greater", num, "z: bool");
-  binary(reg, "greater_equal", num, "z: bool");
-  logical(reg, "logical_and");
-  logical(reg, "logical_or");
+  binary(reg, "floor_div", {"FloorDiv"}, num);
+  binary(reg, "mod", {"FloorMod"}, num);
+  binary(reg, "pow", {"Pow"}, num);
+  binary(reg, "maximum", {"Maximum"}, num);
+  binary(reg, "minimum", {"Minimum"}, num);
+  binary(reg, "squared_difference", {"SquaredDifference"}, num);
+  binary(reg, "equal", {"Equal"}, withBoolAndString(num), "z: bool");
+  binary(reg, "not_equal", {"NotEqual"}, withBoolAndString(num), "z: bool");
+  binary(reg, "less", {"Less"}, num, "z: bool");
+  binary(reg, "less_equal", {"LessEqual"}, num, "z: bool");
+  binary(reg, "greater", {"Greater"}, num, "z: bool");
+  binary(reg, "greater_equal", {"GreaterEqual"}, num, "z: bool");
+  logical(reg, "logical_and", "LogicalAnd");
+  logical(reg, "logical_or", "LogicalOr");
 
-  unary(reg, "negative", num);
-  unary(reg, "abs", num);
-  unary(reg, "square", num);
-  unary(reg, "sqrt", kFloatTypes);
-  unary(reg, "rsqrt", kFloatTypes);
-  unary(reg, "exp", kFloatTypes);
-  unary(reg, "log", kFloatTypes);
-  unary(reg, "sigmoid", kFloatTypes);
-  unary(reg, "tanh", kFloatTypes);
-  unary(reg, "relu", num);
-  unary(reg, "sign", num);
-  unary(reg, "floor", kFloatTypes);
-  unary(reg, "ceil", kFloatTypes);
-  unary(reg, "round", num);
+  unary(reg, "negative", "Neg", num);
+  unary(reg, "abs", "Abs", num);
+  unary(reg, "square", "Square", num);
+  unary(reg, "sqrt", "Sqrt", kFloatTypes);
+  unary(reg, "rsqrt", "Rsqrt", kFloatTypes);
+  unary(reg, "exp", "Exp", kFloatTypes);
+  unary(reg, "log", "Log", kFloatTypes);
+  unary(reg, "sigmoid", "Sigmoid", kFloatTypes);
+  unary(reg, "tanh", "Tanh", kFloatTypes);
+  unary(reg, "relu", "Relu", num);
+  unary(reg, "sign", "Sign", num);
+  unary(reg, "floor", "Floor", kFloatTypes);
+  unary(reg, "ceil", "Ceil", kFloatTypes);
+  unary(reg, "round", "Round", num);
   reg.add(OpDefBuilder("logical_not")
+              .tf("LogicalNot")
               .input("x: bool")
               .output("y: bool")
               .shape(unchangedShape)
               .build());
 
   reg.add(OpDefBuilder("cast")
+              .tf("Cast")
               .input("x: SrcT")
               .output("y: dtype")
               .typeAttr("SrcT", kRealAndBoolTypes)
@@ -167,6 +173,7 @@ void registerMathOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("add_n")
+              .tf("AddN")
               .input("inputs: N*T")
               .output("sum: T")
               .attr("N", AttrType::kInt)
@@ -177,6 +184,7 @@ void registerMathOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("select")
+              .tf("Select", "SelectV2") // V2: tf.where_v2's broadcasting
               .input("condition: bool")
               .input("x: T")
               .input("y: T")
@@ -186,6 +194,7 @@ void registerMathOps(OpRegistry &reg) {
               .doc("tf.where(condition, x, y)")
               .build());
   reg.add(OpDefBuilder("where")
+              .tf("Where")
               .input("condition: T")
               .output("index: i64")
               .typeAttr("T", kRealAndBoolTypes)

@@ -44,8 +44,9 @@ Status reduceShape(InferenceContext &c) {
   return Status::ok();
 }
 
-void reduction(OpRegistry &reg, const char *name, std::vector<DType> types) {
+void reduction(OpRegistry &reg, const char *name, const char *tf, std::vector<DType> types) {
   OpDefBuilder b(name);
+  b.tf(tf);
   if (types.empty())
     b.input("input_tensor: bool").output("output: bool");
   else
@@ -82,8 +83,9 @@ Status argShape(InferenceContext &c) {
   return Status::ok();
 }
 
-void argReduction(OpRegistry &reg, const char *name) {
+void argReduction(OpRegistry &reg, const char *name, const char *tf) {
   reg.add(OpDefBuilder(name)
+              .tf(tf)
               .input("input: T")
               .output("output: output_type")
               .typeAttr("T", kNumericTypes)
@@ -111,8 +113,9 @@ Status softmaxShape(InferenceContext &c) {
   return Status::ok();
 }
 
-void softmax(OpRegistry &reg, const char *name) {
+void softmax(OpRegistry &reg, const char *name, const char *tf) {
   reg.add(OpDefBuilder(name)
+              .tf(tf)
               .input("logits: T")
               .output("output: T")
               .typeAttr("T", kFloatTypes)
@@ -162,19 +165,20 @@ Status matmulShape(InferenceContext &c) {
 } // namespace
 
 void registerMathReduceOps(OpRegistry &reg) {
-  reduction(reg, "reduce_sum", kNumericTypes);
-  reduction(reg, "reduce_mean", kNumericTypes);
-  reduction(reg, "reduce_max", kNumericTypes);
-  reduction(reg, "reduce_min", kNumericTypes);
-  reduction(reg, "reduce_prod", kNumericTypes);
-  reduction(reg, "reduce_any", {});
-  reduction(reg, "reduce_all", {});
-  argReduction(reg, "argmax");
-  argReduction(reg, "argmin");
-  softmax(reg, "softmax");
-  softmax(reg, "log_softmax");
+  reduction(reg, "reduce_sum", "Sum", kNumericTypes);
+  reduction(reg, "reduce_mean", "Mean", kNumericTypes);
+  reduction(reg, "reduce_max", "Max", kNumericTypes);
+  reduction(reg, "reduce_min", "Min", kNumericTypes);
+  reduction(reg, "reduce_prod", "Prod", kNumericTypes);
+  reduction(reg, "reduce_any", "Any", {});
+  reduction(reg, "reduce_all", "All", {});
+  argReduction(reg, "argmax", "ArgMax");
+  argReduction(reg, "argmin", "ArgMin");
+  softmax(reg, "softmax", "Softmax");
+  softmax(reg, "log_softmax", "LogSoftmax");
 
   reg.add(OpDefBuilder("matmul")
+              .tf("MatMul")
               .input("a: T")
               .input("b: T")
               .output("product: T")

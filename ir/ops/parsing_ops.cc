@@ -66,6 +66,7 @@ Status decodeRawShape(InferenceContext &c) {
 
 void registerParsingOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("decode_csv")
+              .tf("DecodeCSV")
               .input("records: string")
               .input("record_defaults: Tlist")
               .output("output: Tlist")
@@ -118,6 +119,7 @@ void registerParsingOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("decode_raw")
+              .tf("DecodeRaw")
               .input("bytes: string")
               .output("output: out_type")
               .typeAttr("out_type", {DType::kF16, DType::kF32, DType::kF64, DType::kI8,

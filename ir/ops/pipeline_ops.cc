@@ -8,6 +8,7 @@ namespace sluice::ir {
 
 void registerPipelineOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("count_up_to")
+              .tf("CountUpTo", "ResourceCountUpTo")
               .input("ref: resource")
               .output("output: T")
               .typeAttr("T", kIndexTypes, DType::kI64)
@@ -18,6 +19,7 @@ void registerPipelineOps(OpRegistry &reg) {
               .doc("increments a variable; out_of_range once it reaches limit")
               .build());
   reg.add(OpDefBuilder("random_shuffle")
+              .tf("RandomShuffle")
               .input("value: T")
               .output("output: T")
               .typeAttr("T")
@@ -29,6 +31,7 @@ void registerPipelineOps(OpRegistry &reg) {
               .doc("shuffles a tensor along its first dimension")
               .build());
   reg.add(OpDefBuilder("assert")
+              .tf("Assert")
               .input("condition: bool")
               .input("data: Tlist")
               .attr("Tlist", AttrType::kTypeList)

@@ -57,6 +57,7 @@ void registerRandomOps(OpRegistry &reg) {
   uniformTypes.push_back(DType::kI32);
   uniformTypes.push_back(DType::kI64);
   reg.add(randomRow("random_uniform", uniformTypes)
+              .tf("RandomUniform", "RandomUniformInt") // float and int dtypes
               .attr("minval", AttrType::kFloat, 0.0)
               .attr("maxval", AttrType::kFloat, 1.0)
               .signature("shape, minval, maxval, dtype, seed")
@@ -64,12 +65,14 @@ void registerRandomOps(OpRegistry &reg) {
               .doc("uniform in [minval, maxval)")
               .build());
   reg.add(randomRow("random_normal", kFloatTypes)
+              .tf("RandomStandardNormal") // which tf.random_normal scales
               .attr("mean", AttrType::kFloat, 0.0)
               .attr("stddev", AttrType::kFloat, 1.0)
               .signature("shape, mean, stddev, dtype, seed")
               .shape(randomShape)
               .build());
   reg.add(randomRow("truncated_normal", kFloatTypes)
+              .tf("TruncatedNormal")
               .attr("mean", AttrType::kFloat, 0.0)
               .attr("stddev", AttrType::kFloat, 1.0)
               .signature("shape, mean, stddev, dtype, seed")

@@ -2,6 +2,8 @@
 // A `variable` outputs a resource handle; reads and updates take it as
 // their first input, so the static dtype/shape of a variable is found by
 // looking through the handle at the producing `variable` node.
+#include <tuple>
+
 #include "ir/inference.h"
 #include "ir/op_registry.h"
 
@@ -78,7 +80,11 @@ Status updateShape(InferenceContext &c, bool alwaysValidate) {
 } // namespace
 
 void registerStateOps(OpRegistry &reg) {
+  // One variable stands for TF1's two kinds: VariableV2 and its ref ops
+  // (Assign, AssignAdd, ...) and the resource variable ops (VarHandleOp,
+  // ReadVariableOp, AssignVariableOp, ...); its handle is a resource.
   reg.add(OpDefBuilder("variable")
+              .tf("VariableV2", "VarHandleOp")
               .output("ref: resource")
               .attr("shape", AttrType::kShape, Shape::unknown())
               .typeAttr("dtype")
@@ -93,6 +99,7 @@ void registerStateOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("read_variable")
+              .tf("ReadVariableOp")
               .input("resource: resource")
               .output("value: dtype")
               .typeAttr("dtype")
@@ -104,6 +111,7 @@ void registerStateOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("assign")
+              .tf("Assign", "AssignVariableOp")
               .input("ref: resource")
               .input("value: T")
               .output("output: T")
@@ -116,8 +124,11 @@ void registerStateOps(OpRegistry &reg) {
               .doc("Stores value in the variable and outputs it.")
               .build());
 
-  for (const char *name : {"assign_add", "assign_sub"})
+  for (auto [name, tf, tfResource] :
+       {std::tuple{"assign_add", "AssignAdd", "AssignAddVariableOp"},
+        std::tuple{"assign_sub", "AssignSub", "AssignSubVariableOp"}})
     reg.add(OpDefBuilder(name)
+                .tf(tf, tfResource)
                 .input("ref: resource")
                 .input("value: T")
                 .output("output: T")
@@ -131,6 +142,7 @@ void registerStateOps(OpRegistry &reg) {
                 .build());
 
   reg.add(OpDefBuilder("is_variable_initialized")
+              .tf("IsVariableInitialized", "VarIsInitializedOp")
               .input("ref: resource")
               .output("is_initialized: bool")
               .signature("ref")

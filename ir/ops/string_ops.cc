@@ -79,6 +79,7 @@ Status substrShape(InferenceContext &c) {
 
 void registerStringOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("string_join")
+              .tf("StringJoin")
               .input("inputs: N*string")
               .output("output: string")
               .attr("N", AT::kInt)
@@ -89,6 +90,7 @@ void registerStringOps(OpRegistry &reg) {
               .build());
   // TF1 returns a SparseTensor; these are its components.
   reg.add(OpDefBuilder("string_split")
+              .tf("StringSplit")
               .input("source: string")
               .output("indices: i64")
               .output("values: string")
@@ -99,6 +101,7 @@ void registerStringOps(OpRegistry &reg) {
               .shape(stringSplitShape)
               .build());
   reg.add(OpDefBuilder("string_to_number")
+              .tf("StringToNumber")
               .input("string_tensor: string")
               .output("output: out_type")
               .typeAttr("out_type",
@@ -108,6 +111,7 @@ void registerStringOps(OpRegistry &reg) {
               .shape(unchangedShape)
               .build());
   reg.add(OpDefBuilder("as_string")
+              .tf("AsString")
               .input("input: T")
               .output("output: string")
               .typeAttr("T", kRealAndBoolTypes)
@@ -120,6 +124,7 @@ void registerStringOps(OpRegistry &reg) {
               .shape(asStringShape)
               .build());
   reg.add(OpDefBuilder("string_length")
+              .tf("StringLength")
               .input("input: string")
               .output("output: i32")
               .attr("unit", AT::kString, std::string("BYTE"))
@@ -132,6 +137,7 @@ void registerStringOps(OpRegistry &reg) {
               })
               .build());
   reg.add(OpDefBuilder("substr")
+              .tf("Substr")
               .input("input: string")
               .input("pos: T")
               .input("len: T")
@@ -141,11 +147,13 @@ void registerStringOps(OpRegistry &reg) {
               .shape(substrShape)
               .build());
   reg.add(OpDefBuilder("string_strip")
+              .tf("StringStrip")
               .input("input: string")
               .output("output: string")
               .shape(unchangedShape)
               .build());
   reg.add(OpDefBuilder("regex_full_match")
+              .tf("StaticRegexFullMatch", "RegexFullMatch") // pattern: an attr, as Static's
               .input("input: string")
               .output("output: bool")
               .attr("pattern", AT::kString)

@@ -8,6 +8,7 @@ namespace sluice::ir {
 
 void registerSummaryOps(OpRegistry &reg) {
   reg.add(OpDefBuilder("scalar_summary")
+              .tf("ScalarSummary")
               .input("tags: string")
               .input("values: T")
               .output("summary: string")
@@ -26,6 +27,7 @@ void registerSummaryOps(OpRegistry &reg) {
               .build());
 
   reg.add(OpDefBuilder("merge_summary")
+              .tf("MergeSummary")
               .input("inputs: N*string")
               .output("summary: string")
               .attr("N", AttrType::kInt)

@@ -22,12 +22,14 @@ OpDefBuilder &endpointAttrs(OpDefBuilder &b) {
 void registerTransferOps(OpRegistry &reg) {
   {
     OpDefBuilder b("send");
+    b.tf("_Send");
     b.input("tensor: T").typeAttr("T");
     endpointAttrs(b).stateful().doc("hands its input to the rendezvous under its key");
     reg.add(b.build());
   }
   {
     OpDefBuilder b("recv");
+    b.tf("_Recv");
     b.output("tensor: tensor_type").typeAttr("tensor_type");
     endpointAttrs(b)
         .attr("shape", AT::kShape, Shape::unknown())

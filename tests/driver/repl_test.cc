@@ -120,14 +120,34 @@ TEST_F(ReplTest, SyntaxErrorsAreLocated) {
   EXPECT_EQ(feed("3"), "3\n");
 }
 
+TEST_F(ReplTest, DocCoversLibraryFunctions) {
+  std::string doc = feed(":doc dense");
+  EXPECT_NE(doc.find("dense(inputs, units, activation: none, use_bias: true"), std::string::npos)
+      << doc;
+  EXPECT_NE(doc.find("tf.layers.dense"), std::string::npos) << doc;
+  EXPECT_EQ(err(), "");
+  doc = feed(":doc adam_optimizer");
+  EXPECT_NE(doc.find("adam_optimizer(learning_rate: 0.001"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("methods: minimize"), std::string::npos) << doc;
+  EXPECT_NE(feed(":doc session").find("statement; TF1: tf.Session"), std::string::npos);
+  // A builtin that shadows an op: the builtin first, then the op.
+  doc = feed(":doc constant");
+  EXPECT_NE(doc.find("constant(value, dtype: none, shape: none"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("the registry op 'constant': constant(value, dtype)"), std::string::npos)
+      << doc;
+  EXPECT_TRUE(has(complete(":doc shuffle_b"), "shuffle_batch"));
+}
+
 TEST_F(ReplTest, Commands) {
   EXPECT_NE(feed(":help").find(":placement"), std::string::npos);
   EXPECT_NE(feed(":ops fifo").find("fifo_queue(capacity"), std::string::npos);
   std::string doc = feed(":doc matmul");
   EXPECT_NE(doc.find("inputs:"), std::string::npos) << doc;
   EXPECT_NE(doc.find("transpose_a: bool = false"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("TF 1.15: MatMul"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("gradient: yes"), std::string::npos) << doc;
   feed(":doc no_such_op");
-  EXPECT_NE(err().find("no op named 'no_such_op'"), std::string::npos);
+  EXPECT_NE(err().find("no op or library function named 'no_such_op'"), std::string::npos);
   EXPECT_EQ(feed(":type 1"), "int\n");
   EXPECT_EQ(feed(":type constant([1, 2], name: \"t\")"), "tensor i32 [2] (symbolic)\n");
   // :type leaves the graph as it was.
