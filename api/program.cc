@@ -14,31 +14,6 @@ namespace sluice {
 
 namespace {
 
-/// `--set` values: numbers, booleans and none keep their type; anything
-/// else is a string (as the driver reads --set).
-frontend::Value parseGlobal(const std::string &text) {
-  using frontend::Value;
-  if (text == "true" || text == "false")
-    return Value::boolean(text == "true");
-  if (text == "none")
-    return Value::none();
-  try {
-    size_t used = 0;
-    int64_t i = std::stoll(text, &used);
-    if (used == text.size())
-      return Value::integer(i);
-  } catch (...) {
-  }
-  try {
-    size_t used = 0;
-    double d = std::stod(text, &used);
-    if (used == text.size())
-      return Value::real(d);
-  } catch (...) {
-  }
-  return Value::string(text);
-}
-
 /// The collections and names a session needs, copied out of the
 /// evaluator before it goes.
 void extract(frontend::Evaluator &ev, Program::Impl &p) {
@@ -66,7 +41,7 @@ Result<std::shared_ptr<Program::Impl>> load(const std::string &path, const std::
     eo.err = opts.err;
     eo.clusterHost = driver::defaultClusterHost(opts.err);
     for (const auto &[k, v] : opts.globals)
-      eo.globals.emplace_back(k, parseGlobal(v));
+      eo.globals.emplace_back(k, driver::detail::parseSetValue(v));
     Status s;
     {
       frontend::Evaluator ev(eo, diags);

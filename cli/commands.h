@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sluice::cli {
 
@@ -19,5 +21,9 @@ void addOpsCommand(CLI::App &app, int &exitCode);
 
 /// `--backend jit|interp`, shared by run, test and repl.
 void addBackendFlag(CLI::App &cmd, std::string &backend);
+
+/// `--set NAME=VALUE` values split at the first '='; a usage error
+/// (CLI::ValidationError) for one without a name or '='.
+std::vector<std::pair<std::string, std::string>> splitSetFlags(const std::vector<std::string> &sets);
 
 } // namespace sluice::cli

@@ -38,13 +38,7 @@ void addLaunchCommand(CLI::App &app, int &exitCode) {
       ->check(CLI::PositiveNumber);
   addClusterFlags(*cmd, opts->clusterFlags);
   cmd->callback([opts, sets, &exitCode] {
-    opts->sets.clear();
-    for (const std::string &s : *sets) {
-      auto eq = s.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw CLI::ValidationError("--set", "expected NAME=VALUE, got '" + s + "'");
-      opts->sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
+    opts->sets = splitSetFlags(*sets);
     auto exe = currentExecutable();
     if (!exe.hasValue()) {
       std::cerr << "sluice: error: " << exe.status().message() << "\n";

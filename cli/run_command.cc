@@ -22,15 +22,20 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   addTaskFlags(*cmd, opts->taskFlags);
   addClusterFlags(*cmd, opts->clusterFlags);
   cmd->callback([opts, sets, &exitCode] {
-    opts->sets.clear();
-    for (const std::string &s : *sets) {
-      auto eq = s.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw CLI::ValidationError("--set", "expected NAME=VALUE, got '" + s + "'");
-      opts->sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
+    opts->sets = splitSetFlags(*sets);
     exitCode = driver::runProgram(*opts, std::cout, std::cerr);
   });
+}
+
+std::vector<std::pair<std::string, std::string>> splitSetFlags(const std::vector<std::string> &sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string &s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CLI::ValidationError("--set", "expected NAME=VALUE, got '" + s + "'");
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
 }
 
 void addBackendFlag(CLI::App &cmd, std::string &backend) {

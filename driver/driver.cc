@@ -47,31 +47,6 @@ void report(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
   detail::reportStatus(s, diags, err);
 }
 
-/// `--set` values: numbers, booleans and none keep their type; anything
-/// else is a string.
-Value parseSetValue(const std::string &text) {
-  if (text == "true" || text == "false")
-    return Value::boolean(text == "true");
-  if (text == "none")
-    return Value::none();
-  try {
-    size_t used = 0;
-    int64_t i = std::stoll(text, &used);
-    if (used == text.size())
-      return Value::integer(i);
-  } catch (...) {
-  }
-  try {
-    size_t used = 0;
-    double d = std::stod(text, &used);
-    if (used == text.size())
-      return Value::real(d);
-  } catch (...) {
-  }
-  return Value::string(text);
-}
-
-
 bool writeOutput(const std::string &text, const std::string &path, std::ostream &out,
                  std::ostream &err) {
   if (path.empty() || path == "-") {
@@ -136,7 +111,7 @@ int runProgram(const RunProgramOptions &opts, std::ostream &out, std::ostream &e
     eo.werror = opts.werror;
     eo.progressLine = detail::progressLineWanted();
     for (const auto &[k, v] : opts.sets)
-      eo.globals.emplace_back(k, parseSetValue(v));
+      eo.globals.emplace_back(k, detail::parseSetValue(v));
     CwdGuard cwd(opts.workDir);
     Status s;
     {

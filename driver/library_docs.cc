@@ -301,11 +301,20 @@ std::vector<LibraryDoc> makeTable() {
        "ready_for_local_init_op, max_wait_secs: 7200, recovery_wait_secs: 30, saver, "
        "summary_op, save_summaries_steps, global_step, checkpoint_basename, "
        "stop_grace_secs: 120) { ... }",
-       "Runs its block in a session over the graph. Any supervisor keyword (logdir, "
-       "is_chief, ...) makes it a supervised session: initialization or restore from the "
+       "Runs its block in a session over the graph. A supervisor(...) as its argument, or "
+       "any supervisor keyword (logdir, is_chief, ...), makes it a supervised session: initialization or restore from the "
        "newest checkpoint, queue runners, periodic checkpoints and summaries, should_stop().",
        "tf.Session; supervised: tf.train.Supervisor.managed_session, "
        "tf.train.MonitoredTrainingSession"},
+      {"supervisor", false,
+       "supervisor(*, logdir, is_chief, save_every_steps, save_every_secs, init_op, init_fn, "
+       "local_init_op, ready_op, ready_for_local_init_op, max_wait_secs, recovery_wait_secs, "
+       "saver, summary_op, save_summaries_steps, global_step, checkpoint_basename, "
+       "stop_grace_secs)",
+       "What a supervised session is made with: session(sv) as sess { } opens one (the "
+       "keyword form session(logdir: ...) is its shorthand); its attributes are the keywords "
+       "given, none for the others.",
+       "tf.train.Supervisor"},
       {"run", false, "run(fetches, feed: none, *, feed_dict, timeout_in_ms, options)",
        "Runs fetches (a tensor, op, or nested list/tuple/dict of them) in the current session "
        "and returns their values in the same structure.",

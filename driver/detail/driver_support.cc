@@ -21,6 +21,30 @@ void reportStatus(const Status &s, DiagnosticEngine &diags, std::ostream &err) {
   err << diags.format(d) << '\n';
 }
 
+/// `--set` values: numbers, booleans and none keep their type; anything
+/// else is a string.
+Value parseSetValue(const std::string &text) {
+  if (text == "true" || text == "false")
+    return Value::boolean(text == "true");
+  if (text == "none")
+    return Value::none();
+  try {
+    size_t used = 0;
+    int64_t i = std::stoll(text, &used);
+    if (used == text.size())
+      return Value::integer(i);
+  } catch (...) {
+  }
+  try {
+    size_t used = 0;
+    double d = std::stod(text, &used);
+    if (used == text.size())
+      return Value::real(d);
+  } catch (...) {
+  }
+  return Value::string(text);
+}
+
 bool progressLineWanted() {
   const char *env = std::getenv("SLUICE_PROGRESS");
   return ::isatty(STDERR_FILENO) && !(env && std::string(env) == "0");

@@ -5,12 +5,17 @@
 #include <iosfwd>
 
 #include "frontend/diagnostics.h"
+#include "frontend/value.h"
 #include "support/status.h"
 
 namespace sluice::driver::detail {
 
 /// Prints a run-time or evaluation error GCC-style, quoting the line.
 void reportStatus(const Status &s, frontend::DiagnosticEngine &diags, std::ostream &err);
+
+/// `--set NAME=VALUE` values (and the C++ API's globals): numbers,
+/// booleans and none keep their type; anything else is a string.
+frontend::Value parseSetValue(const std::string &text);
 
 /// Whether a supervised session may draw its progress line: standard
 /// error is a terminal and SLUICE_PROGRESS is not "0".
