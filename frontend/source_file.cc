@@ -26,6 +26,9 @@ Expected<std::string> readSourceStream(std::istream &in, const std::string &name
 }
 
 Expected<std::string> readSourceFile(const std::string &path) {
+  if (size_t nul = path.find('\0'); nul != std::string::npos)
+    return invalidArgument("the path '" + path.substr(0, nul) +
+                           "\\x00...' contains a NUL byte, which no file name may");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return invalidArgument("'" + path + "' is a directory, not a graph file");

@@ -12,7 +12,18 @@
 
 namespace sluice::backend::io {
 
+int openFile(const std::string &path, int flags, unsigned mode) {
+  if (path.find('\0') != std::string::npos) {
+    errno = EINVAL;
+    return -1;
+  }
+  return ::open(path.c_str(), flags, static_cast<mode_t>(mode));
+}
+
 Status fileError(const std::string &path, int err) {
+  if (size_t nul = path.find('\0'); nul != std::string::npos)
+    return invalidArgument("the path '" + path.substr(0, nul) +
+                           "\\x00...' contains a NUL byte, which no file name may");
   std::string msg = path + ": " + std::strerror(err);
   switch (err) {
   case ENOENT:
@@ -48,7 +59,7 @@ void BufferedFile::close() {
 Status BufferedFile::open(const std::string &path) {
   close();
   path_ = path;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = openFile(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return fileError(path, errno);
   struct stat st;
@@ -194,7 +205,7 @@ Expected<size_t> BufferedFile::readAt(int64_t offset, size_t n, char *out) {
 }
 
 Status readFileToString(const std::string &path, std::string *out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = openFile(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return fileError(path, errno);
   struct stat st;
@@ -228,7 +239,7 @@ Status readFileToString(const std::string &path, std::string *out) {
 }
 
 Status writeStringToFile(const std::string &path, const std::string &contents) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return fileError(path, errno);
   size_t done = 0;

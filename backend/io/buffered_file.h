@@ -14,8 +14,14 @@
 namespace sluice::backend::io {
 
 /// The Status for a failed system call on `path` (ENOENT is not_found
-/// "<path>: No such file or directory", as TF names the path).
+/// "<path>: No such file or directory", as TF names the path; a path with
+/// a NUL byte is invalid_argument).
 Status fileError(const std::string &path, int err);
+
+/// ::open for a path held in a std::string: a NUL byte inside it would cut
+/// the name the kernel sees (reading "/etc/passwd" for
+/// "/etc/passwd\0.csv"), so such a path fails with EINVAL instead.
+int openFile(const std::string &path, int flags, unsigned mode = 0);
 
 class BufferedFile {
 public:

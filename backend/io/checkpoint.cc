@@ -114,7 +114,7 @@ std::string baseOf(const std::string &path) {
 }
 
 Status fsyncDir(const std::string &dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = openFile(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return fileError(dir, errno);
   int rc = ::fsync(fd);
@@ -147,7 +147,7 @@ Expected<std::string> writeTemporary(const std::string &path, std::string_view b
   std::snprintf(suffix, sizeof suffix, ".tmp-%016llx",
                 static_cast<unsigned long long>(randomId()));
   std::string tmp = path + suffix;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = openFile(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return fileError(tmp, errno);
   Status s = writeAll(fd, tmp, bytes);
@@ -453,7 +453,7 @@ Status CheckpointReader::openShard(int shard) {
   if (shardFds_.count(shard))
     return Status::ok();
   const std::string path = checkpointDataPath(prefix_, shard, numShards_);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = openFile(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     Status s = fileError(path, errno);
     if (s.code() == Code::kNotFound)

@@ -243,7 +243,7 @@ Expected<std::unique_ptr<SummaryFileWriter>> SummaryFileWriter::open(const std::
   first.fileVersion = "brain.Event:2";
   SLUICE_TRY(w->events_.write(encodeEvent(first)));
   SLUICE_TRY(w->events_.flush());
-  w->metricsFd_ = ::open(w->metricsPath_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  w->metricsFd_ = openFile(w->metricsPath_, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (w->metricsFd_ < 0)
     return fileError(w->metricsPath_, errno);
   return w;

@@ -90,7 +90,7 @@ TFRecordWriter::~TFRecordWriter() { (void)close(); }
 
 Status TFRecordWriter::open(const std::string &path) {
   SLUICE_TRY(close());
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return fileError(path, errno);
   fd_ = fd;
