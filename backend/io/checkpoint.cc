@@ -214,13 +214,71 @@ bool checkpointExists(const std::string &prefix) {
   return ::stat(checkpointIndexPath(prefix).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+namespace {
+
+/// Where a write to `path` lands: `path` itself, or the file its chain of
+/// symbolic links ends at (which may not exist yet).
+Expected<std::string> followLinks(const std::string &path) {
+  std::string at = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+      return at;
+    if (hops == 40)
+      return invalidArgument(path + ": too many levels of symbolic links");
+    std::string link(4096, '\0');
+    ssize_t n = ::readlink(at.c_str(), link.data(), link.size());
+    if (n < 0)
+      return fileError(at, errno);
+    link.resize(static_cast<size_t>(n));
+    at = link.empty() || link[0] == '/' ? link : dirOf(at) + "/" + link;
+  }
+}
+
+/// Writes into an existing file that is not a regular one (a device, a
+/// FIFO) in place: renaming over it would replace it.
+Status writeInPlace(const std::string &path, std::string_view bytes) {
+  int fd = openFile(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fileError(path, errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return fileError(path, err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0)
+    return fileError(path, errno);
+  return Status::ok();
+}
+
+} // namespace
+
 Status writeFileAtomically(const std::string &path, std::string_view bytes) {
-  SLUICE_ASSIGN_OR_RETURN(std::string tmp, writeTemporary(path, bytes));
-  if (Status s = renameInto(tmp, path); !s) {
+  // What the user named decides how it is written: a regular file (or a
+  // new one) is replaced atomically, a symbolic link's target is (the link
+  // stays), and a device or FIFO is written in place, never turned into a
+  // regular file.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode))
+      return fileError(path, EISDIR);
+    // open() follows the links, /proc's too (/dev/stdout to a pipe).
+    return writeInPlace(path, bytes);
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string target, followLinks(path));
+  SLUICE_ASSIGN_OR_RETURN(std::string tmp, writeTemporary(target, bytes));
+  if (Status s = renameInto(tmp, target); !s) {
     ::unlink(tmp.c_str());
     return s;
   }
-  return fsyncDir(dirOf(path));
+  return fsyncDir(dirOf(target));
 }
 
 Status writeCheckpoint(const std::string &prefix, const std::vector<SaveEntry> &entries,

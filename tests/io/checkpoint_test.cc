@@ -1,6 +1,7 @@
 // tests/io/checkpoint_test.cc: the checkpoint format (round trips,
 // shards, checksums, truncation, bit flips, version, crashes at every
 // step of a write) and the save/restore kernels.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,6 +319,40 @@ TEST(CheckpointTest, WriteFileAtomicallyAndDelete) {
   EXPECT_TRUE(io::deleteCheckpoint(prefix).isOk()); // twice is fine
   auto unwritable = io::writeFileAtomically(d.path("no/such/dir/file"), "x");
   EXPECT_EQ(unwritable.code(), Code::kNotFound);
+}
+
+// #19 item 10: -o, --junit and golden files name what the user means.
+TEST(CheckpointTest, WriteFileAtomicallyWritesThroughLinksAndIntoDevices) {
+  TempDir d;
+  std::string target = d.path("real.txt");
+  writeBytes(target, "old");
+  std::string link = d.path("link.txt");
+  ASSERT_EQ(::symlink("real.txt", link.c_str()), 0); // relative, as ln -s makes it
+  std::string chain = d.path("chain.txt");
+  ASSERT_EQ(::symlink(link.c_str(), chain.c_str()), 0);
+  ASSERT_TRUE(io::writeFileAtomically(chain, "new").isOk());
+  EXPECT_EQ(readBytes(target), "new");
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
+  ASSERT_EQ(::lstat(chain.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  // A dangling link: the file it names is created.
+  std::string dangling = d.path("dangling.txt");
+  ASSERT_EQ(::symlink("made.txt", dangling.c_str()), 0);
+  ASSERT_TRUE(io::writeFileAtomically(dangling, "made").isOk());
+  EXPECT_EQ(readBytes(d.path("made.txt")), "made");
+  // A device stays a device (as root, rename would have replaced it).
+  ASSERT_TRUE(io::writeFileAtomically("/dev/null", "discarded").isOk());
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A directory is refused, not replaced.
+  EXPECT_FALSE(io::writeFileAtomically(d.path(""), "x").isOk());
+  // A loop of links ends with an error.
+  std::string a = d.path("a"), b = d.path("b");
+  ASSERT_EQ(::symlink(b.c_str(), a.c_str()), 0);
+  ASSERT_EQ(::symlink(a.c_str(), b.c_str()), 0);
+  EXPECT_FALSE(io::writeFileAtomically(a, "x").isOk());
 }
 
 // --- the kernels -------------------------------------------------------
