@@ -199,10 +199,8 @@ passes::PassOptions compilePassOptions(const ir::Graph &g, const tflib::TaskConf
   rt::SessionOptions so;
   so.deviceCount = {{"CPU", cpus}, {"GPU", 0}};
   so.allowSoftPlacement = allowSoftPlacement;
-  passes::PassOptions po = rt::passOptions(so, g);
-  if (!task.cluster.empty())
-    po.devices = task.cluster.devices(cpus);
-  return po;
+  return rt::passOptions(so, task.cluster.empty() ? rt::placementDevices(so, g)
+                                                  : task.cluster.devices(cpus));
 }
 
 } // namespace

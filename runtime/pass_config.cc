@@ -24,13 +24,18 @@ std::vector<std::string> placementDevices(const SessionOptions &opts, const ir::
   return opts.cluster ? opts.cluster->devices() : sessionDevices(g, opts.deviceCount);
 }
 
-passes::PassOptions passOptions(const SessionOptions &opts, const ir::Graph &g) {
+passes::PassOptions passOptions(const SessionOptions &opts, std::vector<std::string> devices) {
   passes::PassOptions po;
   po.constantFolding = opts.constantFolding;
   po.fuseReadDecode = opts.fuseReadDecode;
-  po.devices = placementDevices(opts, g);
+  po.devices = std::move(devices);
   po.allowSoftPlacement = opts.allowSoftPlacement;
   po.kernels = kernelQueries(sessionKernels(opts.kernels, opts.backend, opts.fusion));
+  return po;
+}
+
+passes::PassOptions sessionPassOptions(const SessionOptions &opts, const ir::Graph &g) {
+  passes::PassOptions po = passOptions(opts, placementDevices(opts, g));
   po.noGpuReason = noGpuReason();
   return po;
 }

@@ -22,7 +22,13 @@ passes::KernelQueries kernelQueries(const backend::KernelRegistry *registry);
 /// process's (device_count caps them; the GPUs the driver reports).
 std::vector<std::string> placementDevices(const SessionOptions &opts, const ir::Graph &g);
 
-/// The pass options of a session with `opts` over `g`.
-passes::PassOptions passOptions(const SessionOptions &opts, const ir::Graph &g);
+/// The pass options of `opts`, placing on `devices`. Asks nothing of this
+/// machine's GPUs: `sluice compile` uses it, and its output must not
+/// depend on them (nor its start-up open the CUDA driver).
+passes::PassOptions passOptions(const SessionOptions &opts, std::vector<std::string> devices);
+
+/// A session's pass options over `g`: placementDevices, and why this
+/// process has no GPU for the messages about unmet GPU requests.
+passes::PassOptions sessionPassOptions(const SessionOptions &opts, const ir::Graph &g);
 
 } // namespace sluice::rt

@@ -198,7 +198,7 @@ Expected<std::vector<std::string>> Session::placement() const {
   }
   if (options_.ignoreDeviceRequests)
     return std::vector<std::string>(static_cast<size_t>(clone->numNodes()), oneDevice());
-  passes::PassOptions config = passOptions(options_, *clone);
+  passes::PassOptions config = sessionPassOptions(options_, *clone);
   passes::PlacementOptions po;
   po.devices = config.devices;
   po.allowSoftPlacement = config.allowSoftPlacement;
@@ -227,7 +227,7 @@ Session::compile(const std::vector<std::pair<ir::Output, ir::Tensor>> &feeds,
     ctx.feeds.push_back(o);
   ctx.fetches = fetches;
   ctx.targets = targets;
-  ctx.options = passOptions(options_, *clone);
+  ctx.options = sessionPassOptions(options_, *clone);
   passes::PipelineOptions po;
   po.place = !options_.ignoreDeviceRequests;
   po.fuse = options_.fusion;

@@ -20,6 +20,20 @@ int openFile(const std::string &path, int flags, unsigned mode) {
   return ::open(path.c_str(), flags, static_cast<mode_t>(mode));
 }
 
+Status writeAll(int fd, const std::string &path, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t got = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path, errno);
+    }
+    done += static_cast<size_t>(got);
+  }
+  return Status::ok();
+}
+
 Status fileError(const std::string &path, int err) {
   if (size_t nul = path.find('\0'); nul != std::string::npos)
     return invalidArgument("the path '" + path.substr(0, nul) +
@@ -242,21 +256,10 @@ Status writeStringToFile(const std::string &path, const std::string &contents) {
   int fd = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return fileError(path, errno);
-  size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t got = ::write(fd, contents.data() + done, contents.size() - done);
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      int err = errno;
-      ::close(fd);
-      return fileError(path, err);
-    }
-    done += static_cast<size_t>(got);
-  }
-  if (::close(fd) != 0)
-    return fileError(path, errno);
-  return Status::ok();
+  Status s = writeAll(fd, path, contents);
+  if (::close(fd) != 0 && s.isOk())
+    s = fileError(path, errno);
+  return s;
 }
 
 Expected<std::vector<std::string>> matchFiles(const std::string &pattern) {

@@ -23,6 +23,10 @@ Status fileError(const std::string &path, int err);
 /// "/etc/passwd\0.csv"), so such a path fails with EINVAL instead.
 int openFile(const std::string &path, int flags, unsigned mode = 0);
 
+/// Writes all of `bytes` to `fd` (retrying short writes and EINTR); a
+/// failure is fileError on `path`.
+Status writeAll(int fd, const std::string &path, std::string_view bytes);
+
 class BufferedFile {
 public:
   static constexpr size_t kBufferSize = size_t(1) << 20;

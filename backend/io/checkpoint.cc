@@ -126,20 +126,6 @@ Status fsyncDir(const std::string &dir) {
   return Status::ok();
 }
 
-Status writeAll(int fd, const std::string &path, std::string_view bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t got = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      return fileError(path, errno);
-    }
-    done += static_cast<size_t>(got);
-  }
-  return Status::ok();
-}
-
 /// Writes `bytes` to a new temporary beside `path` and fsyncs it; returns
 /// the temporary's path.
 Expected<std::string> writeTemporary(const std::string &path, std::string_view bytes) {
@@ -241,21 +227,10 @@ Status writeInPlace(const std::string &path, std::string_view bytes) {
   int fd = openFile(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0)
     return fileError(path, errno);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return fileError(path, err);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0)
-    return fileError(path, errno);
-  return Status::ok();
+  Status s = writeAll(fd, path, bytes);
+  if (::close(fd) != 0 && s.isOk())
+    s = fileError(path, errno);
+  return s;
 }
 
 } // namespace

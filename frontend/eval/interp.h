@@ -92,32 +92,27 @@ extern thread_local ThreadState *tlsThreadState;
 /// TF's `with` scopes for code that builds graphs, as RAII guards on the
 /// calling thread's stacks: each pushes when made and pops when it goes, so
 /// an error thrown inside leaves the stacks as they were.
-class NameScopeGuard {
+template <typename T> class PushGuard {
 public:
-  /// `prefix`: a full scope ending in '/', or "" for the graph's root.
-  NameScopeGuard(ThreadState &t, std::string prefix) : t_(t) {
-    t_.nameScopes.push_back(std::move(prefix));
-  }
-  ~NameScopeGuard() { t_.nameScopes.pop_back(); }
-  NameScopeGuard(const NameScopeGuard &) = delete;
-  NameScopeGuard &operator=(const NameScopeGuard &) = delete;
+  PushGuard(std::vector<T> &stack, T entry) : stack_(stack) { stack_.push_back(std::move(entry)); }
+  ~PushGuard() { stack_.pop_back(); }
+  PushGuard(const PushGuard &) = delete;
+  PushGuard &operator=(const PushGuard &) = delete;
 
 private:
-  ThreadState &t_;
+  std::vector<T> &stack_;
+};
+
+/// `with name_scope(...)`: `prefix` is a full scope ending in '/', or ""
+/// for the graph's root.
+struct NameScopeGuard : PushGuard<std::string> {
+  NameScopeGuard(ThreadState &t, std::string prefix) : PushGuard(t.nameScopes, std::move(prefix)) {}
 };
 
 /// `with control_dependencies(deps)`.
-class ControlDepsGuard {
-public:
-  ControlDepsGuard(ThreadState &t, std::vector<ir::NodeId> deps) : t_(t) {
-    t_.controlDeps.push_back(std::move(deps));
-  }
-  ~ControlDepsGuard() { t_.controlDeps.pop_back(); }
-  ControlDepsGuard(const ControlDepsGuard &) = delete;
-  ControlDepsGuard &operator=(const ControlDepsGuard &) = delete;
-
-private:
-  ThreadState &t_;
+struct ControlDepsGuard : PushGuard<std::vector<ir::NodeId>> {
+  ControlDepsGuard(ThreadState &t, std::vector<ir::NodeId> deps)
+      : PushGuard(t.controlDeps, std::move(deps)) {}
 };
 
 /// Ops made at the graph's root whatever scopes are open (TF builds a
